@@ -16,8 +16,9 @@ export function serverVariables(options: readonly ServerVariable[]): ServerVaria
 }
 
 /**
- * Each operator command's loader. They load the server (SQLite, LanceDB, ONNX): seconds of start-up, so each is
- * imported only when it runs and client commands start as fast as node itself.
+ * Each operator command's loader: its module is imported only when it is the command word, so client commands load
+ * none. That module declares the command (options, help) and imports what its work needs (SQLite, LanceDB, ONNX…)
+ * only once it runs, so its --help loads no store either (test/admin/operator-startup.test.ts).
  */
 const LOADERS: Record<OperatorName, OperatorCommand['load']> = {
   serve: async (io, set) => (await import('./admin/serve.js')).serveCommand(io, set),

@@ -1,13 +1,9 @@
 import { Command } from 'commander';
-import { ClientService } from '../auth/oauth/clients.js';
-import { systemClock } from '../core/clock.js';
-import { isAppError } from '../core/errors.js';
-import { CliError, UsageError } from '../terminal/errors.js';
-import { type IO, writeJson } from '../terminal/io.js';
-import { OAuthClientStore } from '../store/sql/oauth-clients.js';
-import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
-import { operatorAudit } from './operator-audit.js';
+import { UsageError } from '../terminal/errors.js';
+import type { IO } from '../terminal/io.js';
+import { databaseOption, initOption } from './library-options.js';
 import { wantsJson } from './json-flag.js';
+import type { ClientFlags } from './clients-register.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -39,25 +35,9 @@ Examples:
   $ docsearch clients add --name "Desktop app" --redirect-uri http://127.0.0.1:8765/callback --public
 `,
     )
-    .action(async (flags: { name: string; redirectUri: string[]; public?: boolean; dataDir?: string; database?: string; init?: boolean }, cmd: Command) => {
+    .action(async (flags: ClientFlags, cmd: Command) => {
       if (flags.redirectUri.length === 0) throw new UsageError('at least one --redirect-uri is required', 'e.g. --redirect-uri https://app.example.com/oauth/callback');
-      const config = operatorConfig(io, 'clients add', { 'data-dir': flags.dataDir, database: flags.database });
-      const database = await openOperatorDatabase(config, { init: flags.init });
-      try {
-        const service = new ClientService(new OAuthClientStore(database.db, systemClock), systemClock, operatorAudit(database.db, 'clients add'));
-        const { client, secret } = await service.register({ name: flags.name, redirectUris: flags.redirectUri, isPublic: !!flags.public, userId: null });
-        if (wantsJson(cmd)) return writeJson(io, { client_id: client.id, client_secret: secret ?? null, client_name: client.name, redirect_uris: client.redirectUris });
-        io.stderr.write(
-          `registered ${client.isPublic ? 'public' : 'confidential'} client "${client.name}" in ${database.shared ? database.location : config.dataDir}\n` +
-            (secret ? 'the client secret is shown once — store it now\n' : 'public client: no secret; PKCE (S256) is required\n'),
-        );
-        io.stdout.write(`client_id: ${client.id}\n${secret ? `client_secret: ${secret}\n` : ''}`);
-      } catch (err) {
-        if (isAppError(err) && err.status < 500) throw new CliError(err.message);
-        throw err;
-      } finally {
-        await database.close();
-      }
+      await (await import('./clients-register.js')).registerClient(io, flags, wantsJson(cmd));
     });
   return clients;
 }

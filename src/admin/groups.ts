@@ -3,7 +3,8 @@ import { toIso } from '../core/clock.js';
 import { groupDeletionConsequence } from '../core/group-reach.js';
 import { confirmDestructive } from '../terminal/confirm.js';
 import { type IO, writeJson } from '../terminal/io.js';
-import { examples, type LibraryFlags, libraryOptions, printRows, withTeamAdmin } from './operator-team.js';
+import { type LibraryFlags, libraryOptions } from './library-options.js';
+import { examples, printRows, withTeamAdmin } from './operator-team.js';
 import { wantsJson } from './json-flag.js';
 
 /**

@@ -2,9 +2,8 @@ import { Command, Option } from 'commander';
 import { CliError, UsageError } from '../terminal/errors.js';
 import { type IO, writeJson } from '../terminal/io.js';
 import { wantsJson } from './json-flag.js';
-import { checkSpec } from './migrate/libraries.js';
 import { progressOn } from './migrate/progress.js';
-import { type MigrationSummary, runMigration } from './migrate/run.js';
+import type { MigrationSummary } from './migrate/run.js';
 
 const DEFAULT_BATCH_ROWS = 10_000;
 
@@ -75,6 +74,8 @@ Examples:
       const json = wantsJson(cmd);
       const batchRows = Number(flags.batchRows);
       if (!Number.isInteger(batchRows) || batchRows < 1) throw new UsageError(`--batch-rows must be a positive integer, got ${JSON.stringify(flags.batchRows)}`);
+      // Loaded here, not above: `migrate --help` loads no database, index or object storage.
+      const [{ checkSpec }, { runMigration }] = await Promise.all([import('./migrate/libraries.js'), import('./migrate/run.js')]);
       const source = checkSpec('source', { dataDir: flags.from, database: flags.fromDatabase, storage: flags.fromStorage }, io.env);
       const target = checkSpec('target', { dataDir: flags.to, database: flags.toDatabase, storage: flags.toStorage }, io.env);
       const progress = progressOn(io);

@@ -1,5 +1,9 @@
+/**
+ * What the operator commands (`users add`, `clients add`, `reindex`) share with `serve`: the same flags
+ * (library-options.ts), environment variables and config file, so that they reach the library the daemon serves,
+ * embedded (a data directory) or shared (a PostgreSQL database). Loaded only when a command runs.
+ */
 import { existsSync } from 'node:fs';
-import { Option } from 'commander';
 import { CliError } from '../terminal/errors.js';
 import type { IO } from '../terminal/io.js';
 import { NewerLibraryError } from '../core/newer-library.js';
@@ -10,14 +14,6 @@ import { lastApplied } from '../store/sql/migrations/index.js';
 import { redactDatabaseUrl } from '../store/sql/database-url.js';
 import { ConfigError, resolveConfig, type ServeConfig } from '../server/config.js';
 
-/**
- * What the operator commands (`users add`, `clients add`, `reindex`) share with `serve`: the same flags,
- * environment variables and config file, so that they reach the library the daemon serves, embedded (a data
- * directory) or shared (a PostgreSQL database).
- */
-export const databaseOption = (): Option =>
-  new Option('--database <url>', 'PostgreSQL database of a shared-mode library (env DOCSEARCH_DATABASE_URL, which keeps the password out of the process list)');
-
 /** The configuration as `serve` resolves it; a bad value is a usage error naming the option. */
 export function operatorConfig(io: IO, command: string, flags: Record<string, unknown>, configFile?: string): ServeConfig {
   try {
@@ -27,9 +23,6 @@ export function operatorConfig(io: IO, command: string, flags: Record<string, un
     throw err;
   }
 }
-
-/** `--init`: let an operator command make the library it names when there is none yet. */
-export const initOption = (): Option => new Option('--init', 'make a new, empty library there if it holds none (otherwise such a command refuses, and makes nothing)');
 
 /**
  * Opens (and migrates) the configured database; a failure names it, its password masked. A data directory (or a

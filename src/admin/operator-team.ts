@@ -1,6 +1,3 @@
-import { type Command } from 'commander';
-import { operatorAudit } from './operator-audit.js';
-import { openTeamAdmin } from '../access/open-team-admin.js';
 import type { TeamAdmin } from '../access/team-admin.js';
 import { systemClock } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
@@ -9,20 +6,7 @@ import type { ServeConfig } from '../server/config.js';
 import type { DatabaseHandle } from '../store/sql/database.js';
 import { CliError } from '../terminal/errors.js';
 import { type IO, isStdoutTTY } from '../terminal/io.js';
-import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
-
-/** The flags that name the library, as `serve` takes them: a data directory, or a shared-mode database. */
-export interface LibraryFlags {
-  dataDir?: string;
-  database?: string;
-  /** Make the library when there is none (otherwise the command refuses). */
-  init?: boolean;
-}
-
-/** Adds --data-dir and --database to an operator command. */
-export function libraryOptions(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)').addOption(databaseOption()).addOption(initOption());
-}
+import type { LibraryFlags } from './library-options.js';
 
 export interface TeamRun {
   team: TeamAdmin;
@@ -37,6 +21,12 @@ export interface TeamRun {
  * it at every request, so it applies on every replica at once). A refusal is a plain error, not a stack.
  */
 export async function withTeamAdmin(io: IO, command: string, flags: LibraryFlags, work: (run: TeamRun) => Promise<void>, more: Record<string, unknown> = {}): Promise<void> {
+  // Loaded here, when a command runs: its --help loads no database.
+  const [{ openOperatorDatabase, operatorConfig }, { openTeamAdmin }, { operatorAudit }] = await Promise.all([
+    import('./operator-database.js'),
+    import('../access/open-team-admin.js'),
+    import('./operator-audit.js'),
+  ]);
   const config = operatorConfig(io, command, { ...more, 'data-dir': flags.dataDir, database: flags.database });
   const database = await openOperatorDatabase(config, { init: flags.init });
   try {

@@ -1,43 +1,15 @@
-import { password as promptPassword } from '@inquirer/prompts';
 import { Command, Option } from 'commander';
-import { AccountService } from '../auth/accounts.js';
-import { ApiKeyService } from '../auth/api-keys.js';
 import { parseScopes, SCOPES } from '../auth/scopes.js';
 import { DISABLE_CONSEQUENCE } from '../core/account-disable.js';
-import { systemClock, toIso } from '../core/clock.js';
-import { isAppError } from '../core/errors.js';
+import { toIso } from '../core/clock.js';
 import { EXPIRES_FORMS, type KeyExpiry, parseExpires } from '../core/key-expiry.js';
-import { CliError, UsageError } from '../terminal/errors.js';
-import { canPrompt, type IO, readStdin, writeJson } from '../terminal/io.js';
+import { UsageError } from '../terminal/errors.js';
+import { type IO, writeJson } from '../terminal/io.js';
 import { confirmDestructive } from '../terminal/confirm.js';
-import { endedSummary } from '../access/team-admin.js';
 import type { ServeConfig } from '../server/config.js';
-import { runningDaemonUrl } from '../server/data-dir-lock.js';
-import { ApiKeyStore } from '../store/sql/api-keys.js';
-import { LoginAttemptStore } from '../store/sql/login-attempts.js';
-import { ProjectStore } from '../store/sql/projects.js';
-import { SessionStore } from '../store/sql/sessions.js';
-import { SetupTokenStore } from '../store/sql/setup-tokens.js';
-import { UserStore } from '../store/sql/users.js';
-import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
-import { count, examples, type LibraryFlags, libraryOptions, printRows, withTeamAdmin } from './operator-team.js';
+import { databaseOption, initOption, type LibraryFlags, libraryOptions } from './library-options.js';
+import { count, examples, printRows, withTeamAdmin } from './operator-team.js';
 import { wantsJson } from './json-flag.js';
-import { operatorAudit } from './operator-audit.js';
-import { resetTwoFactorCommand } from './users-two-factor.js';
-
-async function readPassword(io: IO, command = 'users add'): Promise<string> {
-  if (canPrompt(io)) {
-    const first = await promptPassword({ message: 'Password:', mask: true }, { input: io.stdin, output: io.stderr });
-    const again = await promptPassword({ message: 'Repeat password:', mask: true }, { input: io.stdin, output: io.stderr });
-    if (first !== again) throw new CliError('the passwords do not match');
-    return first;
-  }
-  if (io.stdin.isTTY) throw new UsageError('cannot prompt for a password here', `pipe it on stdin: echo "$PASSWORD" | docsearch ${command} <email>`);
-  const text = (await readStdin(io)).replace(/\r?\n$/, '');
-  // Nothing piped (a script's empty variable, stdin at /dev/null) is a mistake in the call, not a short password.
-  if (text === '') throw new UsageError('no password on stdin', `pipe it: echo "$PASSWORD" | docsearch ${command} <email>; or run it on a terminal to be asked`);
-  return text;
-}
 
 /**
  * `docsearch users add`: operator provisioning straight into the library's database (safe beside running
@@ -71,7 +43,7 @@ Examples:
   $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db.internal/docsearch docsearch users add bob@example.com
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; database?: string; init?: boolean; apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }, cmd: Command) => {
+    .action(async (email: string, flags: LibraryFlags & { apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }, cmd: Command) => {
       const json = wantsJson(cmd);
       const { scopes, unknown } = parseScopes(flags.scopes);
       if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}`, `valid scopes: ${SCOPES.join(', ')}`);
@@ -81,36 +53,8 @@ Examples:
       } catch (err) {
         throw new UsageError(`--key-expires: ${(err as Error).message}`);
       }
-      const config = operatorConfig(io, 'users add', { 'data-dir': flags.dataDir, database: flags.database });
-      const password = await readPassword(io);
-      const database = await openOperatorDatabase(config, { init: flags.init });
-      try {
-        const { db } = database;
-        const now = systemClock;
-        const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
-        const audit = operatorAudit(db, 'users add');
-        const keys = new ApiKeyService(new ApiKeyStore(db, now), now, audit);
-        // A past or too distant expiry is refused before the account is made, not after.
-        if (flags.apiKey) keys.expiresAtFor(expires);
-        const user = await accounts.createUser(email, password);
-        await audit.record({ type: 'account.created', target: { type: 'account', id: user.id, label: user.email }, details: { how: 'docsearch users add' } });
-        const issued = flags.apiKey ? await keys.issue(user.id, flags.keyName, { scopes, expires }) : null;
-        if (json) {
-          const apiKey = issued && { id: issued.record.id, name: issued.record.name, scopes: issued.record.scopes, expires_at: issued.record.expiresAt === null ? null : toIso(issued.record.expiresAt), key: issued.key };
-          return writeJson(io, { user: { id: user.id, email: user.email }, api_key: apiKey });
-        }
-        io.stderr.write(`created account ${user.email} (${user.id}) in ${database.shared ? database.location : config.dataDir}\n`);
-        if (issued) {
-          const until = issued.record.expiresAt === null ? '' : `, expires ${toIso(issued.record.expiresAt)}`;
-          io.stderr.write(`API key (${scopes.join(' ')}${until}) — shown once, store it now:\n`);
-          io.stdout.write(`${issued.key}\n`);
-        }
-      } catch (err) {
-        if (isAppError(err) && err.status < 500) throw new CliError(err.message);
-        throw err;
-      } finally {
-        await database.close();
-      }
+      const { addUser } = await import('./users-passwords.js');
+      await addUser(io, email, flags, flags.apiKey ? { scopes, expires, name: flags.keyName } : null, json);
     });
   users
     .command('set-password')
@@ -130,29 +74,44 @@ Examples:
   $ echo "$NEW_PASSWORD" | docsearch users set-password alice@example.com --data-dir /var/lib/docsearch
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; database?: string; init?: boolean }) => {
-      const config = operatorConfig(io, 'users set-password', { 'data-dir': flags.dataDir, database: flags.database });
-      const password = await readPassword(io, 'users set-password');
-      const database = await openOperatorDatabase(config, { init: flags.init });
-      try {
-        const { db } = database;
-        const now = systemClock;
-        const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
-        const user = await accounts.setPassword(email, password);
-        const ended = await new SessionStore(db, now).deleteForUser(user.id);
-        await operatorAudit(db, 'users set-password').record({ type: 'account.password_set', target: { type: 'account', id: user.id, label: user.email }, details: { sessions_ended: ended } });
-        io.stderr.write(`set the password of ${user.email} (${user.id}); signed out ${ended} web session${ended === 1 ? '' : 's'}\n`);
-      } catch (err) {
-        if (isAppError(err) && err.status < 500) throw new CliError(err.message);
-        throw err;
-      } finally {
-        await database.close();
-      }
-    });
+    .action(async (email: string, flags: LibraryFlags) => (await import('./users-passwords.js')).setPassword(io, email, flags));
   addOffboardingCommands(users, io);
   users.addCommand(resetTwoFactorCommand(io));
   return users;
 }
+
+/**
+ * `docsearch users reset-2fa <email>`: for someone who lost their authenticator app, their passkeys and their
+ * recovery codes. Removes every second factor of the account and ends its web sessions; its password alone signs it
+ * in again, and `--require-2fa` sends it to set one up at once. `--all` does it to every account, for a library
+ * whose secrets key is lost (it also forgets which key that was).
+ */
+function resetTwoFactorCommand(io: IO): Command {
+  return new Command('reset-2fa')
+    .summary("remove an account's second factors (authenticator app, recovery codes, passkeys)")
+    .description(
+      "Remove every second factor of an account (its authenticator app, recovery codes and passkeys) and end its web sessions, for someone who lost them: the password alone signs the account in again until it sets one up (at once where --require-2fa asks for one). API keys and connected apps keep working. With --all instead of an e-mail, every account's, for a library whose secrets key is lost. Asks first on a terminal; elsewhere --yes is required.",
+    )
+    .argument('[email]', 'the account email')
+    .option('--all', "every account's second factors (and the record of the secrets key they were sealed with)")
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
+    .addOption(databaseOption())
+    .addOption(initOption())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docsearch users reset-2fa alice@example.com
+  $ docsearch users reset-2fa --all --data-dir /var/lib/docsearch --yes
+`,
+    )
+    .action(async (email: string | undefined, flags: LibraryFlags & { all?: boolean; yes?: boolean }) => {
+      if (!!email === !!flags.all) throw new UsageError('name one account by its e-mail, or give --all', 'docsearch users reset-2fa <email>');
+      await (await import('./users-two-factor.js')).resetTwoFactor(io, email, flags);
+    });
+}
+
 
 /** `users list|invite|disable|enable|delete|set-admin`: what an admin does on the Admin pages, from the server machine. */
 function addOffboardingCommands(users: Command, io: IO): void {
@@ -198,7 +157,7 @@ function addOffboardingCommands(users: Command, io: IO): void {
         'users invite',
         flags,
         async ({ team, config }) => {
-          const base = invitationBase(io, config, flags.publicUrl);
+          const base = await invitationBase(io, config, flags.publicUrl);
           const { token, expiresAt } = await team.invite(email, null);
           const url = `${base}/invite?token=${token}`;
           if (wantsJson(cmd)) return writeJson(io, { email: email.trim(), url, expires_at: toIso(expiresAt) });
@@ -225,6 +184,7 @@ function addOffboardingCommands(users: Command, io: IO): void {
         const user = await team.user(email);
         await confirmDestructive(io, { action: `disable the account ${user.email}`, consequence: DISABLE_CONSEQUENCE }, flags.yes);
         const ended = await team.disable(user);
+        const { endedSummary } = await import('../access/team-admin.js'); // here, not above: --help loads no account code
         io.stderr.write(`disabled ${user.email}; ${endedSummary(ended)}\n`);
       }),
     );
@@ -261,6 +221,7 @@ function addOffboardingCommands(users: Command, io: IO): void {
         const hand = to && handed.length > 0 ? ` and hand its ${count(handed.length, 'project')} to ${to.email}` : '';
         await confirmDestructive(io, { action: `delete the account ${user.email}${hand}`, consequence: 'This cannot be undone.' }, yes);
         const done = await team.delete(user, to);
+        const { endedSummary } = await import('../access/team-admin.js'); // here, not above: --help loads no account code
         const moved = to && done.transferred > 0 ? `; ${count(done.transferred, 'project')} now ${done.transferred === 1 ? 'belongs' : 'belong'} to ${to.email}` : '';
         const removed = done.removed > 0 ? `; deleted ${count(done.removed, 'empty project')}` : '';
         io.stderr.write(`deleted ${user.email}${moved}${removed}; ${endedSummary(done)}\n`);
@@ -309,8 +270,9 @@ function addOffboardingCommands(users: Command, io: IO): void {
  * --public-url it was started with); else the public URL the environment or config file sets; else what `serve`
  * would listen at with these settings, with a warning that no daemon runs there now.
  */
-function invitationBase(io: IO, config: ServeConfig, explicit: string | undefined): string {
+async function invitationBase(io: IO, config: ServeConfig, explicit: string | undefined): Promise<string> {
   if (explicit) return explicit.replace(/\/+$/, '');
+  const { runningDaemonUrl } = await import('../server/data-dir-lock.js');
   const running = runningDaemonUrl(config.dataDir);
   if (running) return running.replace(/\/+$/, '');
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');

@@ -21,6 +21,9 @@ export interface BackupKey {
 /** The environment variable naming the key file, for `backup` and `restore`. */
 export const KEY_FILE_ENV = 'DOCSEARCH_BACKUP_KEY_FILE';
 
+/** The key file in a data directory, where an embedded library's backups are sealed by default. */
+export const DEFAULT_KEY_FILE = 'backup.key';
+
 const MIN_LENGTH = 32;
 
 const keyId = (bytes: Buffer): string => createHash('sha256').update('docsearch backup key id\0').update(bytes).digest('hex').slice(0, 16);
