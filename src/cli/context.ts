@@ -8,6 +8,7 @@ import { CliError, UsageError } from '../terminal/errors.js';
 import { ApiClient } from './http.js';
 import { RETRY_POLICY, type RetryPolicy } from './request-retry.js';
 import { UNREACHABLE_HINT } from './unreachable.js';
+import { DEFAULT_SERVER } from './default-server.js';
 import { type IO, notice, warn } from '../terminal/io.js';
 
 /** How long a request waits for the server's answer by default: past any search, listing or delete a healthy server makes. */
@@ -31,12 +32,6 @@ function retryPolicy(raw: string | undefined): RetryPolicy | undefined {
   const forMs = secondsVar('DOCSEARCH_RETRY_FOR', raw, RETRY_POLICY.forMs / 1000, 'fail at once');
   return forMs === 0 ? undefined : { ...RETRY_POLICY, forMs };
 }
-
-/**
- * The address `docsearch serve` listens on by default. Duplicated from DEFAULT_PORT in
- * src/server/config.ts on purpose: cli/ talks HTTP only and imports nothing from server/.
- */
-export const DEFAULT_SERVER = 'http://127.0.0.1:7411';
 
 /** Options every client command accepts (declared on the root program). */
 export interface GlobalOptions {

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import { dialectOf } from '../dialect.js';
-import { metadataRows } from '../document-filters.js';
 
 /**
  * Filters, labels and saved searches (issue 60, docs/api.md#filters):
@@ -66,7 +65,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema.alterTable('sources').addColumn('labels', 'text', (c) => c.notNull().defaultTo('[]')).execute();
 
-  // The metadata of documents already stored, a page at a time.
+  // The metadata of documents already stored, a page at a time. Its rows' module (with zod, ~0.1 s) is loaded here:
+  // every opening of a database imports the migrations, and an operator command opens one to run a query.
+  const { metadataRows } = await import('../document-filters.js');
   let after = '';
   for (;;) {
     const docs = (await db.selectFrom('documents').select(['id', 'metadata']).where('id', '>', after).orderBy('id').limit(500).execute()) as { id: string; metadata: string }[];
