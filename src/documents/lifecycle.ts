@@ -89,6 +89,12 @@ const TERMINAL = new Set(['ready', 'failed']);
 const originalLock = (sha256: string) => `original:${sha256}`;
 
 /**
+ * One change of a document's place at a time: a move, a metadata merge, a restore and a removal for good of the same
+ * document never interleave (a purge that found it in the trash removed it after a restore had answered 200).
+ */
+const documentLock = (id: string) => `document:${id}`;
+
+/**
  * A replaced document's chunks stay this long after the swap: a search that started before it still reads them
  * (retrieval, then hydration). Searches take a few seconds at most (the reranker's deadline is 2 s).
  */
@@ -219,7 +225,12 @@ export class DocumentService implements AttachmentSink {
    */
   private async purgeGoneCopy(projectId: string, sha256: string): Promise<void> {
     const gone = await this.deps.documents.goneCopy(projectId, sha256);
-    if (gone) await this.deleteById(gone);
+    if (!gone) return;
+    // Looked at again under its lock: restored meanwhile, it is the project's again (and the upload its duplicate).
+    const removed = await this.deps.locks.withLock(documentLock(gone), async () =>
+      (await this.deps.documents.goneCopy(projectId, sha256)) === gone ? this.removeRow(gone) : null,
+    );
+    if (removed) await this.afterRemoval(removed);
   }
 
   /** Stores one file's original and records its queued document (under the original's lock). */
@@ -285,16 +296,24 @@ export class DocumentService implements AttachmentSink {
           }, quota);
         } catch (err) {
           if ((await this.deps.documents.countBySha(sha256)) === 0) await this.deps.files.remove(sha256);
-          if (!isQuotaExceeded(err)) throw err;
-          warnings.push(`the attachment ${a.filename} was not kept: ${err.message}`);
-          return null;
+          if (isQuotaExceeded(err)) {
+            warnings.push(`the attachment ${a.filename} was not kept: ${err.message}`);
+            return null;
+          }
+          // Its project was deleted while the job ran, the message with it: the job ends as for a deleted message
+          // (thrown, it stopped the worker's loop, and nothing more was indexed until a restart).
+          if ((await this.deps.documents.existing([message.id])).size === 0) return 'gone' as const;
+          throw err;
         }
       });
+      if (made === 'gone') break;
       if (!made) continue;
       const { document, duplicate } = made;
       if (duplicate && document.attachedTo !== message.id) await this.deps.documents.relinkAttachment(document.id, message.id, path);
       queued ||= !duplicate;
     }
+    // The message may have been deleted into the trash while its job ran: what it made goes there with it.
+    if (attachments.length > 0) await this.deps.documents.trashWithMessage(message.id);
     if (queued) await this.deps.events.publish('jobs', message.id).catch(() => undefined);
     return warnings;
   }
@@ -319,37 +338,43 @@ export class DocumentService implements AttachmentSink {
    */
   async move(doc: Pick<DocumentRecord, 'id'>, projectId: string): Promise<DocumentRecord> {
     const id = doc.id;
-    return this.deps.locks.withLock(`document:${id}`, async () => {
-      // A version of these bytes a newer one replaced there waits out its grace hidden: it goes now, as for an upload.
-      const record = await this.deps.documents.get(id);
-      const gone = record && record.projectId !== projectId && (await this.deps.documents.goneCopy(projectId, record.sha256));
-      if (gone && !(await this.deps.documents.trashed(gone))) await this.deleteById(gone);
-      const moved = await this.deps.documents.move(id, projectId, this.quotaTerms);
-      switch (moved.outcome) {
-        case 'not_found':
-          throw notFound('document');
-        case 'busy':
-          throw conflict('the document is still being indexed: move it once it is ready (or failed)');
-        case 'same_content':
-          throw conflict(`the other project already holds the same file ("${moved.other}")${moved.inTrash ? ' in its trash: restore or purge it there first' : ''}`);
-        case 'same_path':
-          throw conflict(`the other project already has a document at this document's path ("${moved.other}")`);
-      }
-      if (moved.from === projectId) return moved.document;
-      // Labels are a project's: the moved document keeps the same names in its new project.
-      const carried = await this.deps.labels?.carryOver(id, projectId);
-      try {
-        const labels = this.deps.labels;
-        if (labels) await labels.withCurrentLabels(id, (ids) => this.deps.chunks.moveDocument(id, projectId, { labels: ids }));
-        else await this.deps.chunks.moveDocument(id, projectId);
-      } catch (err) {
-        await this.deps.documents.unmove(id, moved.from);
-        await carried?.restore();
-        throw err;
-      }
-      await this.deps.audit.record({ type: 'document.moved', target: { type: 'document', id, label: moved.document.filename }, details: { from_project: moved.from, to_project: projectId } });
-      return moved.document;
-    });
+    // A hidden version this move removes: what follows its row is done once the lock is let go (afterRemoval).
+    let removed: DocumentRecord | null = null as DocumentRecord | null;
+    try {
+      return await this.deps.locks.withLock(documentLock(id), async () => {
+        // A version of these bytes a newer one replaced there waits out its grace hidden: it goes now, as for an upload.
+        const record = await this.deps.documents.get(id);
+        const gone = record && record.projectId !== projectId && (await this.deps.documents.goneCopy(projectId, record.sha256));
+        if (gone && !(await this.deps.documents.trashed(gone))) removed = await this.removeRow(gone);
+        const moved = await this.deps.documents.move(id, projectId, this.quotaTerms);
+        switch (moved.outcome) {
+          case 'not_found':
+            throw notFound('document');
+          case 'busy':
+            throw conflict('the document is still being indexed: move it once it is ready (or failed)');
+          case 'same_content':
+            throw conflict(`the other project already holds the same file ("${moved.other}")${moved.inTrash ? ' in its trash: restore or purge it there first' : ''}`);
+          case 'same_path':
+            throw conflict(`the other project already has a document at this document's path ("${moved.other}")`);
+        }
+        if (moved.from === projectId) return moved.document;
+        // Labels are a project's: the moved document keeps the same names in its new project.
+        const carried = await this.deps.labels?.carryOver(id, projectId);
+        try {
+          const labels = this.deps.labels;
+          if (labels) await labels.withCurrentLabels(id, (ids) => this.deps.chunks.moveDocument(id, projectId, { labels: ids }));
+          else await this.deps.chunks.moveDocument(id, projectId);
+        } catch (err) {
+          await this.deps.documents.unmove(id, moved.from);
+          await carried?.restore();
+          throw err;
+        }
+        await this.deps.audit.record({ type: 'document.moved', target: { type: 'document', id, label: moved.document.filename }, details: { from_project: moved.from, to_project: projectId } });
+        return moved.document;
+      });
+    } finally {
+      if (removed) await this.afterRemoval(removed);
+    }
   }
 
   /** A failed document is queued again: its job runs as if the file were new (see DocumentStore.retry). */
@@ -387,7 +412,7 @@ export class DocumentService implements AttachmentSink {
    * its chunks the result, which the filters read there. One change of a document's chunks at a time, as a move.
    */
   async mergeMetadata(doc: Pick<DocumentRecord, 'id'>, patch: Record<string, unknown>): Promise<DocumentRecord> {
-    return this.deps.locks.withLock(`document:${doc.id}`, async () => {
+    return this.deps.locks.withLock(documentLock(doc.id), async () => {
       const merged = await this.deps.documents.mergeMetadata(doc.id, patch);
       if (merged.outcome === 'not_found') throw notFound('document');
       if (merged.outcome === 'busy') throw conflict('the document is still being indexed: its metadata can change once it is ready');
@@ -421,7 +446,7 @@ export class DocumentService implements AttachmentSink {
    * (409) when it, or an attachment coming back with it, would take a path in use, and (507) past a quota.
    */
   async restore(doc: Pick<DocumentRecord, 'id'>): Promise<DocumentRecord> {
-    const restored = await this.deps.documents.restore(doc.id, this.quotaTerms);
+    const restored = await this.deps.locks.withLock(documentLock(doc.id), () => this.deps.documents.restore(doc.id, this.quotaTerms));
     switch (restored.outcome) {
       case 'not_found':
         throw notFound('document');
@@ -437,10 +462,22 @@ export class DocumentService implements AttachmentSink {
 
   /** Removes a document in the trash for good now (the caller checked it may); false when it is not in the trash. */
   async purge(doc: Pick<DocumentRecord, 'id'>): Promise<boolean> {
-    if (!(await this.deps.documents.trashed(doc.id))) return false;
-    const purged = await this.deleteById(doc.id);
+    const purged = await this.deleteFromTrash(doc.id, Infinity);
     if (purged) await this.recordPurge(purged, 'by hand');
     return purged !== null;
+  }
+
+  /**
+   * Removes a document for good if it is in the trash since before `before`, looked at under its lock: a restore
+   * answered meanwhile keeps it (the chunks go first, so one checked outside the lock lost them and its row).
+   */
+  private async deleteFromTrash(id: string, before: number): Promise<DocumentRecord | null> {
+    const removed = await this.deps.locks.withLock(documentLock(id), async () => {
+      const trashed = await this.deps.documents.trashed(id);
+      return trashed && trashed.trashedAt! < before ? this.removeRow(id) : null;
+    });
+    if (removed) await this.afterRemoval(removed);
+    return removed;
   }
 
   private recordPurge(d: DocumentRecord, reason: 'by hand' | 'retention'): Promise<void> {
@@ -452,9 +489,10 @@ export class DocumentService implements AttachmentSink {
     if (this.retentionMs === 0) return 0;
     let purged = 0;
     for (;;) {
-      const ids = await this.deps.documents.expiredTrash(this.deps.now() - this.retentionMs);
+      const before = this.deps.now() - this.retentionMs;
+      const ids = await this.deps.documents.expiredTrash(before);
       for (const id of ids) {
-        const gone = await this.deleteById(id);
+        const gone = await this.deleteFromTrash(id, before);
         if (!gone) continue;
         purged++;
         await this.recordPurge(gone, 'retention');
@@ -479,16 +517,31 @@ export class DocumentService implements AttachmentSink {
 
   /** Removes a document for good, in the trash or not: chunks, row, original when unshared, its attachments. */
   private async deleteById(id: string): Promise<DocumentRecord | null> {
+    const doc = await this.removeRow(id);
+    if (doc) await this.afterRemoval(doc);
+    return doc;
+  }
+
+  /** A document's chunks and row, for good (what may hold its lock): the first half of deleteById. */
+  private async removeRow(id: string): Promise<DocumentRecord | null> {
     const doc = await this.deps.documents.forRemoval(id);
     if (!doc) return null;
     // Chunks first: once the row is gone nothing points at them, and search must stop finding them now.
     await this.deps.chunks.deleteDocument(doc.id);
     await this.deps.documents.delete(doc.id);
+    return doc;
+  }
+
+  /**
+   * What follows a removed row: its original when unshared, waits on it, its attachments. Never under a document's
+   * lock: it takes the originals' locks, and on PostgreSQL each lock held is a connection of a pool of 10, so locks
+   * taken inside locks by a dozen requests at once waited for each other until the requests failed (503).
+   */
+  private async afterRemoval(doc: DocumentRecord): Promise<void> {
     await this.release(doc.sha256);
     this.settled(doc.id);
     // Its attachments go with it (the reverse never: an attachment deleted leaves its message).
     await this.removeAttachments(doc);
-    return doc;
   }
 
   /** Deletes a project (the caller checked it may) with its documents, their chunks and (unshared) originals. */

@@ -11,6 +11,7 @@ import { parseLabelField } from './labels/names.js';
 import { MAX_JSON_DEPTH, suspectKey, tooDeep } from '../../core/json-checks.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
+import { resolveBearer, unauthorized } from '../middleware/bearer.js';
 import { LANGUAGE_SETTING, OCR_LANGUAGES_SETTING } from '../../core/language-settings.js';
 import type { UploadSettings } from '../../documents/lifecycle.js';
 
@@ -73,6 +74,7 @@ export const upload = (s: Services) =>
       200: { description: 'With ?wait=true: every document settled (ready or failed)', schema: z.object({ documents: z.array(UploadedDocument) }) },
       202: { description: 'Accepted and queued (or, with ?wait=true, still processing when the wait ran out or the server began shutting down)', schema: z.object({ documents: z.array(UploadedDocument) }) },
       400: { description: 'Malformed form, unknown field, bad metadata, too many files', schema: ErrorBody },
+      401: { description: 'Missing, malformed, unknown, expired or revoked credential (see WWW-Authenticate), also when it ended (revoked, expired, its account disabled) while the body was arriving: nothing was stored', schema: ErrorBody },
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
       415: { description: 'Not multipart, or a file of a type docsearch does not read (accepted, by their bytes: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP; legacy DOC, XLS and PPT when the server has LibreOffice, else refused saying what to install; an encrypted Office file is refused)', schema: ErrorBody },
@@ -92,6 +94,9 @@ export const upload = (s: Services) =>
         const labels = parseLabelField(received.fields.labels, 'labels');
         const paths = parsePaths(received.fields.paths, received.files.length);
         const settings = parseSettings(received.fields);
+        // The body can take minutes to arrive: a key revoked or an account disabled meanwhile stores nothing.
+        const still = await resolveBearer(s.bearerResolvers, ctx.get('authorization') || undefined);
+        if (!still.ok) throw unauthorized(`${still.message} while the upload was arriving: nothing of it was stored`, still.withError);
         const projectId = await s.access.uploadTarget(principal, received.fields.project_id);
         const files = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
         const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata, labels, settings);

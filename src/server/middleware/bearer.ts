@@ -14,7 +14,7 @@ const KIND_REFUSED: Record<Principal['kind'], string> = {
   api_key: 'this route does not accept API keys',
 };
 
-function unauthorized(message: string, withError: boolean): AppError {
+export function unauthorized(message: string, withError: boolean): AppError {
   // RFC 6750 §3.1: a request without credentials gets the challenge but no error code.
   const challenge = withError
     ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"`

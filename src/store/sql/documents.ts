@@ -878,6 +878,19 @@ export class DocumentStore {
   }
 
   /**
+   * Puts the live attachments of a message in the trash into it with the message, at its instant (so they come back
+   * with it): the ones its job made after it was deleted. The message row is read locked, so a delete committing
+   * meanwhile either is seen here or trashes them itself.
+   */
+  async trashWithMessage(id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const message = await trx.selectFrom('documents').select(['trashed_at', 'trashed_by']).where('id', '=', id).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
+      if (!message || message.trashed_at === null) return;
+      await trx.updateTable('documents').set({ trashed_at: message.trashed_at, trashed_by: message.trashed_by }).where('attached_to', '=', id).where('trashed_at', 'is', null).execute();
+    });
+  }
+
+  /**
    * Takes a document out of the trash, with the attachments that went there with it: searchable again at once,
    * under the same id. Refused when another document now holds its path, or one of those attachments' paths, in its
    * project (a newer version was uploaded there since, or another restored or moved there: the projects are locked,
