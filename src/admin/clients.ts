@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../terminal/errors.js';
 import type { IO } from '../terminal/io.js';
-import { databaseOption, initOption } from './library-options.js';
+import { libraryOptions } from './library-options.js';
 import { wantsJson } from './json-flag.js';
 import type { ClientFlags } from './clients-register.js';
 
@@ -16,17 +16,16 @@ export function clientsCommand(io: IO): Command {
   const clients = new Command('clients')
     .summary('manage OAuth clients on this machine (operators)')
     .description('Register OAuth 2.0 clients (applications) in a data directory, or in the PostgreSQL database of a shared-mode library. Runs on the server machine; needs no running daemon.');
-  clients
-    .command('add')
-    .summary('register an OAuth client')
-    .description('Register an application for the authorization code grant. Prints client_id and client_secret on stdout; the secret is shown only this once.')
-    .requiredOption('--name <name>', 'application name, shown on the consent screen')
-    .option('--redirect-uri <uri>', 'a redirect URI (repeat for several); matched exactly', collect, [] as string[])
-    .option('--public', 'a public client (native or browser app): no secret, PKCE required')
-    .option('--json', 'print {client_id, client_secret, client_name, redirect_uris} on stdout (client_secret null for a public client) and no notices on stderr')
-    .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
-    .addOption(databaseOption())
-    .addOption(initOption())
+  libraryOptions(
+    clients
+      .command('add')
+      .summary('register an OAuth client')
+      .description('Register an application for the authorization code grant. Prints client_id and client_secret on stdout; the secret is shown only this once.')
+      .requiredOption('--name <name>', 'application name, shown on the consent screen')
+      .option('--redirect-uri <uri>', 'a redirect URI (repeat for several); matched exactly', collect, [] as string[])
+      .option('--public', 'a public client (native or browser app): no secret, PKCE required')
+      .option('--json', 'print {client_id, client_secret, client_name, redirect_uris} on stdout (client_secret null for a public client) and no notices on stderr')
+  )
     .addHelpText(
       'after',
       `

@@ -56,16 +56,15 @@ Examples:
       const { addUser } = await import('./users-passwords.js');
       await addUser(io, email, flags, flags.apiKey ? { scopes, expires, name: flags.keyName } : null, json);
     });
-  users
-    .command('set-password')
-    .summary("set an account's password and sign it out everywhere")
-    .description(
-      "Set an account's password (for a user who forgot theirs) and end all its web sessions. The password is prompted for on a terminal and read from stdin otherwise. API keys and connected apps keep working.",
-    )
-    .argument('<email>', 'the account email')
-    .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
-    .addOption(databaseOption())
-    .addOption(initOption())
+  libraryOptions(
+    users
+      .command('set-password')
+      .summary("set an account's password and sign it out everywhere")
+      .description(
+        "Set an account's password (for a user who forgot theirs) and end all its web sessions. The password is prompted for on a terminal and read from stdin otherwise. API keys and connected apps keep working.",
+      )
+      .argument('<email>', 'the account email')
+  )
     .addHelpText(
       'after',
       `
@@ -87,17 +86,16 @@ Examples:
  * whose secrets key is lost (it also forgets which key that was).
  */
 function resetTwoFactorCommand(io: IO): Command {
-  return new Command('reset-2fa')
-    .summary("remove an account's second factors (authenticator app, recovery codes, passkeys)")
-    .description(
-      "Remove every second factor of an account (its authenticator app, recovery codes and passkeys) and end its web sessions, for someone who lost them: the password alone signs the account in again until it sets one up (at once where --require-2fa asks for one). API keys and connected apps keep working. With --all instead of an e-mail, every account's, for a library whose secrets key is lost. Asks first on a terminal; elsewhere --yes is required.",
-    )
-    .argument('[email]', 'the account email')
-    .option('--all', "every account's second factors (and the record of the secrets key they were sealed with)")
-    .option('-y, --yes', 'do not ask for confirmation')
-    .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
-    .addOption(databaseOption())
-    .addOption(initOption())
+  return libraryOptions(
+    new Command('reset-2fa')
+      .summary("remove an account's second factors (authenticator app, recovery codes, passkeys)")
+      .description(
+        "Remove every second factor of an account (its authenticator app, recovery codes and passkeys) and end its web sessions, for someone who lost them: the password alone signs the account in again until it sets one up (at once where --require-2fa asks for one). API keys and connected apps keep working. With --all instead of an e-mail, every account's, for a library whose secrets key is lost. Asks first on a terminal; elsewhere --yes is required.",
+      )
+      .argument('[email]', 'the account email')
+      .option('--all', "every account's second factors (and the record of the secrets key they were sealed with)")
+      .option('-y, --yes', 'do not ask for confirmation')
+  )
     .addHelpText(
       'after',
       `
