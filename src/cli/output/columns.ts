@@ -8,8 +8,9 @@ let measure: ((text: string) => number) | undefined;
 let wrapper: ((text: string, columns: number, options: { trim: boolean }) => string) | undefined;
 
 /**
- * Loads string-width and wrap-ansi, before a command that prints runs (commands/index.ts). Loading them builds a
- * Unicode segmenter, a noticeable pause that `--version` and shell completion, run on every Tab, should not pay.
+ * Loads string-width and wrap-ansi, before a command that prints runs (commands/global-options.ts). Loading them
+ * builds a Unicode segmenter, a noticeable pause that `--version` and shell completion, run on every Tab, should not
+ * pay.
  */
 export async function loadColumns(): Promise<void> {
   measure ??= (await import('string-width')).default;
