@@ -136,10 +136,11 @@ describe.skipIf(postgresUnavailable() !== null)('round trips to PostgreSQL', () 
       expect(claims).toBeLessThanOrEqual(5 * 10);
       expect(idleLooks).toBeLessThanOrEqual(claims);
       expect(waitReads).toBeLessThanOrEqual(2 * 10 + Math.ceil(waited / 5));
-      // The rest is the same at any load: 20.3 per document (the 0.3: this count's own two and the key's one write).
-      // One statement more per document makes it 21.3.
+      // The rest is the same at any load: 21.3 per document (the 0.3: this count's own two and the key's one write;
+      // one of the 21: the upload's credential asked again once its body has arrived, docs/api.md). One statement
+      // more per document makes it 22.3.
       const perDocument = (callsBetween(before, uploaded, /./) - claims - idleLooks - waitReads) / 10;
-      expect(perDocument).toBeLessThanOrEqual(21);
+      expect(perDocument).toBeLessThanOrEqual(22);
 
       // haproxy checks every replica every few hundred ms: the database is asked at most once a second.
       const started = Date.now();
