@@ -27,8 +27,26 @@ const onFixtureMachine = (release: string): boolean => {
   return existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { kernels: string }).kernels === modelKernels();
 };
 
+/**
+ * Whether this machine embeds a query as the fixture's did: the release's first vector similarity (a stored vector
+ * against the first query's) reproduced within 1e-4 (on the fixture's machine, within the 1e-5 the answers are held
+ * to). The vector instructions alone do not settle it: an Intel Xeon with the same ones as 0.2.0's machine, under
+ * another hypervisor, embedded that query 4.4e-3 apart, as another CPU does.
+ */
+function sameQueryVectors(now: Observed, then: Observed): boolean {
+  const similarity = (r: Record<string, unknown> | undefined) => (r?.scores as { vector?: { similarity: number } } | undefined)?.vector?.similarity;
+  for (const [i, search] of then.searches.entries()) {
+    const first = search.results.find((r) => similarity(r) !== undefined);
+    if (!first) continue;
+    const today = similarity(now.searches[i]?.results.find((r) => r.chunk_id === first.chunk_id));
+    return today !== undefined && Math.abs(today - similarity(first)!) <= 1e-4;
+  }
+  return false;
+}
+
 /** The release's answers as docs/operations.md promises them on this machine: to 1e-5 on the fixture's, within the drift elsewhere. */
-export const expectReleaseAnswers = (release: string, now: Observed, then: Observed): void => (onFixtureMachine(release) ? expectSameAnswers(now, then) : expectAnswersAcrossCpus(now, then));
+export const expectReleaseAnswers = (release: string, now: Observed, then: Observed): void =>
+  onFixtureMachine(release) && sameQueryVectors(now, then) ? expectSameAnswers(now, then) : expectAnswersAcrossCpus(now, then);
 
 /** The release's shared-mode library as it left it: its dump loaded into `databaseUrl`, its objects under PREFIX in the RGW bucket. */
 export async function loadSharedFixture(release: string, databaseUrl: string, rgw: Rgw): Promise<void> {
