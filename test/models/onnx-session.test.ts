@@ -67,25 +67,30 @@ describe('OnnxSession', () => {
   });
 
   it('closed while a run is in flight, lets the run finish before ending its worker: the process lives on', () => {
-    // x · W 48 times over (W 1024×1024, 103 GFLOP): ~450 ms on one AVX-512 core, three queued, closed 50 ms in. (Twelve of
-    // 768×768 took 46 ms there, and the run had resolved before the close: a CI run failed so.) Ending the
+    // x · W 12 times over (W 1024×1024, 26 GFLOP): ~110 ms on one AVX-512 core, 3–7 s on a slow or busy one. Ending the
     // worker under the run aborted the process ("terminate called after throwing an instance of 'Napi::Error'"): the
     // daemon's shutdown did that while a document was being embedded. In a child process, which an abort kills.
+    // Queued runs (a first one timed) make about 1.5 s of work, so a run is in flight when the session closes 50 ms in
+    // however late the timer (twelve of 768×768 took 46 ms on the fast machine: the run had resolved before the close,
+    // and a CI run failed so), yet at least three, which close() waits for within its 30 s on the slow one (three runs
+    // of 48 took 39 s there, and close() ended the worker under the last).
     const N = 1024;
     const g = new GraphBuilder('slow');
     let x = g.input('x', 'float32', [N, N]);
     const w = g.floats('w', [N, N], Float32Array.from({ length: N * N }, (_, i) => ((i % 7) - 3) / (N * 4)));
-    for (let i = 0; i < 48; i++) x = g.op('MatMul', [x, w], {}, i === 47 ? 'y' : undefined);
+    for (let i = 0; i < 12; i++) x = g.op('MatMul', [x, w], {}, i === 11 ? 'y' : undefined);
     g.output('y', 'float32', [N, N]);
     const path = join(dir, 'slow.onnx');
     writeFileSync(path, g.encodeWith({}).model);
     const child = `
       const { OnnxSession } = await import(${JSON.stringify(join(REPO, 'dist/models/onnx/session.js'))});
       const session = await OnnxSession.open(${JSON.stringify(path)}, { intraOpThreads: 1 });
-      // Three runs queued: one may end before a late timer (a CI run at load 8 saw the only run finish first), the
-      // next is then the one in flight.
-      const runs = [0, 1, 2].map(() => session.run({ x: { type: 'float32', data: new Float32Array(${N * N}).fill(1), dims: [${N}, ${N}] } }));
-      const run = runs[2].then(() => 'finished', (err) => err.message);
+      const feeds = () => ({ x: { type: 'float32', data: new Float32Array(${N * N}).fill(1), dims: [${N}, ${N}] } });
+      const t0 = performance.now();
+      await session.run(feeds());
+      const queued = Math.max(3, Math.ceil(1500 / (performance.now() - t0)));
+      const runs = Array.from({ length: queued }, () => session.run(feeds()));
+      const run = runs.at(-1).then(() => 'finished', (err) => err.message);
       for (const r of runs) r.catch(() => undefined);
       await new Promise((r) => setTimeout(r, 50));
       await session.close();
