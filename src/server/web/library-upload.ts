@@ -10,7 +10,7 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
 import { flash } from './flash.js';
-import { requireUser } from './session.js';
+import { requireUser, stillSignedIn } from './session.js';
 
 /**
  * Uploads into a project from its page. The page's script sends one file per request with the CSRF token in
@@ -56,6 +56,11 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
     const temps = received.files.map((f) => f.tempPath);
     try {
       if (!header) checkCsrf(ctx, s, received.fields._csrf ?? '');
+      // The body can take minutes to arrive: a session ended, an account disabled or a share removed meanwhile
+      // stores nothing (as the API's upload asks its credential and its project again).
+      const still = await stillSignedIn(ctx, s);
+      if (!still) return;
+      await s.access.uploadTarget(still.actor, projectId);
       const paths = received.fields.paths !== undefined ? parsePaths(received.fields.paths, received.files.length) : received.files.map((f) => f.relativePath ?? null);
       // A folder's file whose path the API would refuse (too long for the path index…) is refused alike, by name:
       // the script's request fails with it, the form leaves it out and says why. Not kept without its path.

@@ -196,6 +196,15 @@ export async function signedIn(ctx: WebContext, s: Services, opts: { enrolling?:
   return { id: user.id, email: user.email, isAdmin: user.isAdmin, actor: sessionActor(user.id), secondFactor: passed, mustEnrol };
 }
 
+/**
+ * `requireUser` asked again, its session read again from the store: for a request that took long to arrive (an
+ * upload), whose session may have ended, or its account been disabled, meanwhile.
+ */
+export async function stillSignedIn(ctx: WebContext, s: Services): Promise<WebUser | null> {
+  ctx.state.session = await s.webSessions.load(ctx.cookies.get(SESSION_COOKIE), seenFrom(ctx));
+  return requireUser(ctx, s);
+}
+
 /** The signed-in user for a page (see `signedIn`), or a redirect to where they must go first. */
 export async function requireUser(ctx: WebContext, s: Services, opts: { enrolling?: boolean } = {}): Promise<WebUser | null> {
   const user = await signedIn(ctx, s, opts);
