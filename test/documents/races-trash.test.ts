@@ -13,11 +13,11 @@
  *   was stored and queued on their behalf); a share removed meanwhile: 404, nothing stored;
  * - the same file uploaded six times at once with a label each: one document, every label on every chunk.
  */
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
+import { heldUpload } from '../helpers/held-upload.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { newPostgresDatabase } from '../helpers/store-dialects.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
@@ -238,27 +238,7 @@ for (const { engine, skip } of ENGINES) {
      */
     const uploadOutlivingCredential = async (token: string, tag: string, end: () => Promise<void>, refused = 401, projectId?: string) => {
       const text = `${prose(`outlived-${engine}-${tag}`, 40)}\n`;
-      const head = `--B\r\nContent-Disposition: form-data; name="file"; filename="${tag}.txt"\r\nContent-Type: text/plain\r\n\r\n`;
-      const tailPart = '\r\n--B--\r\n';
-      const field = projectId ? `--B\r\nContent-Disposition: form-data; name="project_id"\r\n\r\n${projectId}\r\n` : '';
-      const url = new URL(`${d.url}/api/v1/upload`);
-      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(
-          { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'multipart/form-data; boundary=B', 'content-length': Buffer.byteLength(field + head + text + tailPart) } },
-          (res) => {
-            let body = '';
-            res.on('data', (c: Buffer) => (body += c.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-          },
-        );
-        req.on('error', reject);
-        req.write(field + head + text.slice(0, 100));
-        // The daemon has taken the credential and writes the file's first bytes to its temp folder: it ends now.
-        void waitFor(() => storedFiles(d.dataDir).temp.length > 0, 30_000, 'the upload streaming', { intervalMs: 20 })
-          .then(end)
-          .then(() => req.end(text.slice(100) + tailPart), reject);
-      });
-      const { status, body } = await answer;
+      const { status, body } = await heldUpload(d, '/api/v1/upload', { authorization: `Bearer ${token}` }, projectId ? { project_id: projectId } : {}, { name: `${tag}.txt`, text }, end);
       expect(status, body).toBe(refused);
       const listed = await api(d, '/api/v1/documents?limit=100', { token: alice.apiKey });
       expect(listed.body.documents.map((x: any) => x.filename)).not.toContain(`${tag}.txt`);

@@ -4,10 +4,9 @@
  * stored (no document, no original, no temp file), as for the API's upload (test/documents/races-trash.test.ts).
  * It was: the session and the project were asked before the body only. Real daemon, raw HTTP for the slow body.
  */
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
-import { waitFor } from '../helpers/eventually.js';
+import { heldUpload } from '../helpers/held-upload.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
 import { storedFiles } from '../ingest/pipeline/helpers.js';
@@ -33,25 +32,8 @@ describe("a web upload that outlives what let it in", () => {
   const uploadOutliving = async (web: WebClient, projectId: string, tag: string, end: () => Promise<void>): Promise<number> => {
     await web.get(`/projects/${projectId}`);
     const csrf = web.csrf;
-    const text = `${prose(`outlived-web-${tag}`, 40)}\n`;
-    const head = `--B\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--B\r\nContent-Disposition: form-data; name="file"; filename="${tag}.txt"\r\nContent-Type: text/plain\r\n\r\n`;
-    const tail = '\r\n--B--\r\n';
-    const url = new URL(`${d.url}/projects/${projectId}/upload`);
     const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    return new Promise<number>((resolve, reject) => {
-      const req = request(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { cookie, 'content-type': 'multipart/form-data; boundary=B', 'content-length': Buffer.byteLength(head + text + tail) } },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.write(head + text.slice(0, 100));
-      void waitFor(() => storedFiles(d.dataDir).temp.length > 0, 30_000, 'the upload streaming', { intervalMs: 20 })
-        .then(end)
-        .then(() => req.end(text.slice(100) + tail), reject);
-    });
+    return (await heldUpload(d, `/projects/${projectId}/upload`, { cookie }, { _csrf: csrf }, { name: `${tag}.txt`, text: `${prose(`outlived-web-${tag}`, 40)}\n` }, end)).status;
   };
 
   it('signed out in another tab while the upload arrives: sent to sign in, nothing stored', { timeout: 120_000 }, async () => {
