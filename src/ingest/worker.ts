@@ -27,6 +27,11 @@
  * the object store is away, the loops ask it whether it is back (`storageUp`) before they claim anything.
  *
  * A job handed back either way is marked `released`: its next run clears whatever an earlier run wrote.
+ *
+ * Any other error never ends a loop. One while a job is held, outside the pipeline too (making an e-mail's
+ * attachments, marking it ready, a write another process's lock refused), is that job's transient failure: an
+ * attempt, retried or failed as above. One outside any job (a claim, or the bookkeeping of a failure, refused) is
+ * waited out as a pause is, logged as it begins and ends, and `failingSince()` tells health meanwhile.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
@@ -160,7 +165,11 @@ export class IngestWorker {
   private readonly backingOff: (() => void)[] = [];
   /** Wake-ups that found no idle loop: the next loop about to sleep claims again instead. */
   private pendingWakes = 0;
-  private crashed: Error | undefined;
+  /**
+   * Loops failing outside any job (an unexpected error in a claim or a failure's bookkeeping), by loop, and since when;
+   * a loop's entry is cleared once it gets through a job or an empty queue again (another loop's luck says nothing of it).
+   */
+  private readonly failing = new Map<number, number>();
   private lastReclaim = 0;
   /**
    * When each pause (PAUSES: the disk full, the database or the object store away) began; cleared once a loop gets
@@ -206,14 +215,7 @@ export class IngestWorker {
     await this.recover().catch((err: unknown) => {
       if (!waitedOut(err)) throw err; // retried by the loops once they can write
     });
-    for (let i = 0; i < this.opts.concurrency; i++) {
-      this.loops.push(
-        this.supervise().catch((err: unknown) => {
-          this.crashed = err as Error;
-          this.deps.log.error({ err }, 'ingest worker stopped unexpectedly');
-        }),
-      );
-    }
+    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.supervise(i));
   }
 
   /**
@@ -238,9 +240,14 @@ export class IngestWorker {
     return this.pausedSince.has('disk');
   }
 
-  /** Up while every loop runs (health probe `queue`). */
+  /** Up while the loops run (health probe `queue`). */
   alive(): boolean {
-    return this.loops.length > 0 && !this.stopping && this.crashed === undefined;
+    return this.loops.length > 0 && !this.stopping;
+  }
+
+  /** Since when a loop has been failing outside any job and retrying, or undefined (health probe `queue`). */
+  failingSince(): number | undefined {
+    return this.failing.size > 0 ? Math.min(...this.failing.values()) : undefined;
   }
 
   /**
@@ -294,22 +301,22 @@ export class IngestWorker {
 
   /**
    * Runs a claim loop; a full disk or an unreachable database anywhere in it (claim, pipeline, bookkeeping)
-   * means wait and start over.
+   * means wait and start over, and so does any other error that reaches it (failed): it never ends but with stop().
    */
-  private async supervise(): Promise<void> {
+  private async supervise(loop: number): Promise<void> {
     for (let wait = 1000; !this.stopping; wait = Math.min(wait * 2, 5000)) {
       try {
         await this.recover(); // done at start unless the disk was full or the database away then
-        await this.loop();
+        await this.loop(loop);
         return;
       } catch (err) {
         const pause = PAUSES.find((p) => p.is(err));
-        if (!pause) throw err;
-        if (!this.pausedSince.has(pause.kind)) {
+        if (!pause) this.failed(loop, err);
+        else if (!this.pausedSince.has(pause.kind)) {
           this.pausedSince.set(pause.kind, this.deps.now());
           this.deps.log.error({ event: pause.begins[0], err }, pause.begins[1]);
         }
-        if (pause.kind === 'disk') this.freeWhenFull = await this.deps.diskFree?.().catch(() => undefined);
+        if (pause?.kind === 'disk') this.freeWhenFull = await this.deps.diskFree?.().catch(() => undefined);
       }
       await this.sleep(wait, true);
       try {
@@ -321,12 +328,23 @@ export class IngestWorker {
           this.announce('');
         }
       } catch (err) {
-        if (!waitedOut(err)) throw err;
+        if (!waitedOut(err)) this.failed(loop, err);
       }
     }
   }
 
-  private async loop(): Promise<void> {
+  /**
+   * An error no job's handling took (a claim refused, a failure that could not be recorded): the loop backs off and
+   * tries again, as in a pause, so a fault that passes costs seconds and never ingestion until a restart. Logged as the
+   * first loop begins to fail and as the last gets through again (resumed), not at every try.
+   */
+  private failed(loop: number, err: unknown): void {
+    if (this.failing.has(loop)) return;
+    this.failing.set(loop, this.deps.now());
+    if (this.failing.size === 1) this.deps.log.error({ event: 'ingest.worker_failing', err }, 'the ingest worker failed outside any document: retrying every few seconds');
+  }
+
+  private async loop(loop: number): Promise<void> {
     while (!this.stopping) {
       if (!this.opts.canClaim()) {
         await this.sleep(this.opts.idlePollMs);
@@ -342,14 +360,14 @@ export class IngestWorker {
       }
       const job = await this.deps.jobs.claim(this.owner, this.opts.leaseMs);
       if (!job) {
-        this.resumed();
+        this.resumed(loop);
         const next = await this.deps.jobs.nextRunAt();
         await this.sleep(next === null ? this.opts.idlePollMs : Math.min(this.opts.idlePollMs, next - this.deps.now()));
         continue;
       }
       this.wakeOne(); // more may be queued: another loop looks, and the next wakes only if that one finds one too
       await this.runJob(job);
-      this.resumed();
+      this.resumed(loop);
     }
   }
 
@@ -398,9 +416,13 @@ export class IngestWorker {
     return this.diskBack;
   }
 
-  /** A loop got through a job or an empty queue: whatever paused ingestion is over. */
-  private resumed(): void {
+  /** A loop got through a job or an empty queue: whatever paused ingestion is over, and whatever made this loop fail. */
+  private resumed(loop: number): void {
     this.freeWhenFull = undefined;
+    const failingFrom = this.failingSince();
+    if (failingFrom !== undefined && this.failing.delete(loop) && this.failing.size === 0) {
+      this.deps.log.info({ event: 'ingest.worker_recovered', failing_ms: this.deps.now() - failingFrom }, 'the ingest worker got through again');
+    }
     for (const pause of PAUSES) {
       const since = this.pausedSince.get(pause.kind);
       if (since === undefined) continue;
@@ -409,10 +431,21 @@ export class IngestWorker {
     }
   }
 
-  /** Runs a claimed job; a lease found lost on the way ends it with nothing recorded (another worker has it). */
+  /**
+   * Runs a claimed job; a lease found lost on the way ends it with nothing recorded (another worker has it). An error
+   * its run did not handle (outside the pipeline: the attachments, markReady, a refused write) is the job's transient
+   * failure, an attempt like any other: one document's fault or an unlucky moment never ends the loop. What cannot
+   * even be recorded goes up to supervise(), which backs off and hands the job back.
+   */
   private async runJob(job: Job): Promise<void> {
+    const started = this.deps.now();
     try {
-      await this.runLeased(job);
+      try {
+        await this.runLeased(job, started);
+      } catch (err) {
+        if (err instanceof LeaseLost || waitedOut(err)) throw err;
+        await this.handleFailure(job, job.documentId, err, started);
+      }
     } catch (err) {
       if (!(err instanceof LeaseLost)) throw err;
       this.deps.log.warn(
@@ -422,7 +455,7 @@ export class IngestWorker {
     }
   }
 
-  private async runLeased(job: Job): Promise<void> {
+  private async runLeased(job: Job, started: number): Promise<void> {
     const { documents, jobs, log } = this.deps;
     const doc = await documents.markProcessing(job.documentId);
     if (!doc) return; // deleted; its job row went with it
@@ -431,7 +464,6 @@ export class IngestWorker {
       return;
     }
     this.running.set(job.id, doc.id);
-    const started = this.deps.now();
     // The lease runs `leaseMs` from the claim or the last renewal. A quarter of it is kept as a margin: past that,
     // another worker may soon claim the job, so this one stops before it could.
     let renewedAt = started;
@@ -492,9 +524,10 @@ export class IngestWorker {
         if (result.attachments.length > 0) await this.deps.attachments?.removeAttachments(doc);
         return;
       }
-      // Labels changed while the chunks were written: the change's own update may have missed rows written after it.
-      const labelsNow = (await this.deps.labels?.idsOf(doc.id)) ?? [];
-      if ([...labelsNow].sort().join() !== [...labelIds].sort().join()) await this.deps.pipeline.chunks.setDocumentFields([doc.id], { labels: labelsNow });
+      // The document is ready and its job done: a failure here is not the job's to retry, so it is logged instead.
+      await this.relabel(doc.id, labelIds).catch((err: unknown) =>
+        log.error({ event: 'ingest.labels_not_updated', document_id: doc.id, err }, "a document's labels changed while it was indexed and its chunks could not be given the new ones: change its labels again"),
+      );
       log.info(
         {
           event: 'document.ingested',
@@ -520,6 +553,12 @@ export class IngestWorker {
       clearInterval(heartbeat);
       this.running.delete(job.id);
     }
+  }
+
+  /** Labels changed while the chunks were written: the change's own update may have missed rows written after it. */
+  private async relabel(documentId: string, labelIds: string[]): Promise<void> {
+    const labelsNow = (await this.deps.labels?.idsOf(documentId)) ?? [];
+    if ([...labelsNow].sort().join() !== [...labelIds].sort().join()) await this.deps.pipeline.chunks.setDocumentFields([documentId], { labels: labelsNow });
   }
 
   private async handleFailure(job: Job, documentId: string, err: unknown, started: number): Promise<void> {

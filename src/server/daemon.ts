@@ -467,7 +467,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
             ...(reach.mostlyUnread ? { note: UNREAD_NOTE } : {}),
           };
         },
-        queue: async () => ({ status: worker.alive() ? 'up' : 'down' }),
+        // Down while the loops fail outside any document and retry (the log's `ingest.worker_failing` says why).
+        queue: async () => {
+          const failing = worker.failingSince();
+          if (failing !== undefined) return { status: 'down', error: `ingestion fails and retries since ${new Date(failing).toISOString()} (see the log: ingest.worker_failing)` };
+          return { status: worker.alive() ? 'up' : 'down' };
+        },
         storage: async () => {
           const free = await freeBytes(config.dataDir);
           if (worker.outOfSpace() || free < LOW_SPACE_BYTES) return { status: 'down', error: 'out of disk space' };
