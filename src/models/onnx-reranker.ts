@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { BatchQueue } from './batch-queue.js';
+import { boundWordPiece } from './builtin/wordpiece-longest-match.js';
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
 import { OnnxSession, type TensorData } from './onnx/session.js';
@@ -90,9 +91,11 @@ export class OnnxReranker implements Reranker {
         throw new Error(`model.onnx has no input "${name}" (inputs: ${session.inputNames.join(', ')})`);
       }
     }
+    const tokenizer = new Tokenizer(json, config);
+    boundWordPiece(tokenizer); // a long word (base64, minified code) in a passage costs its length, not its cube
     this.loaded = {
       session,
-      tokenizer: new Tokenizer(json, config),
+      tokenizer,
       maxTokens: this.opts.maxTokens ?? json.truncation?.max_length ?? 512,
       typeIds: session.inputNames.includes('token_type_ids'),
     };

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { LRUCache } from 'lru-cache';
 import type { TokenCounter } from '../embedder.js';
+import { boundWordPiece } from './wordpiece-longest-match.js';
 import { wordPieceOffsets } from './wordpiece-offsets.js';
 
 interface TokenizerJson {
@@ -47,7 +48,9 @@ export class WordPieceTokenizer implements TokenCounter {
   /** Synchronous (a ~0.5 MB JSON) so an Embedder's `tokenizer` exists from construction. */
   static fromFile(path: string, maxTokens: number): WordPieceTokenizer {
     const json = JSON.parse(readFileSync(path, 'utf8')) as TokenizerJson;
-    return new WordPieceTokenizer(new Tokenizer(json, {}), json, maxTokens);
+    const tokenizer = new Tokenizer(json, {});
+    boundWordPiece(tokenizer);
+    return new WordPieceTokenizer(tokenizer, json, maxTokens);
   }
 
   private content(text: string): number[] {
