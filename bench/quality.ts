@@ -120,11 +120,11 @@ export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<
     const chunks = await ChunkIndex.open(store, { embedderId: embedder.id });
     const rows: ChunkRow[] = [];
     let k = 0;
-    docs.forEach((d, di) => {
+    for (const [di, d] of docs.entries()) {
       const cs = perDoc[di]!;
-      rows.push(...toRows({ documentId: d.id, userId: USER, projectId: PROJECT }, cs, embedded.slice(k, k + cs.length)));
+      rows.push(...(await toRows({ documentId: d.id, userId: USER, projectId: PROJECT }, cs, embedded.slice(k, k + cs.length))));
       k += cs.length;
-    });
+    }
     for (let i = 0; i < rows.length; i += 2000) await chunks.add(rows.slice(i, i + 2000), embedder);
     await chunks.optimize();
     writeFileSync(done, JSON.stringify({ chunks: rows.length, embedKey }));

@@ -6,6 +6,7 @@
  * ChunkIndex.completeKeywordAnalysis), and rows an earlier analysis wrote whose text today's reads otherwise
  * (`REANALYSED`). Once none is pending it records each document's language from its chunks'.
  */
+import { mapInTurns } from '../core/loop-turns.js';
 import { ANALYSIS_VERSION } from '../language/analyse.js';
 import { JOINERS } from '../language/joined-words.js';
 import { mostCommonLanguage } from '../language/detect.js';
@@ -92,7 +93,7 @@ export function languageDeriver(deps: {
     async derive(rows) {
       // A document whose upload, source or project set its language keeps it (ingestion analyses its chunks so).
       const set = new Map((await deps.documents.anyMany([...new Set(rows.map((r) => r.document_id as string))])).map((d) => [d.id, d.languageSetting]));
-      return rows.map((r) => keywordFields(r.text as string, r.search_text as string, set.get(r.document_id as string)));
+      return mapInTurns(rows, (r) => keywordFields(r.text as string, r.search_text as string, set.get(r.document_id as string)));
     },
     async complete() {
       // Rows analysed again may have changed language: every document's is counted anew, once, before the version is

