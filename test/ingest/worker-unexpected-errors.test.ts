@@ -28,6 +28,33 @@ import { newPostgresDatabase } from '../helpers/store-dialects.js';
 import { bigText, prose } from './pipeline/fixtures.js';
 import { uploadFiles } from './pipeline/helpers.js';
 
+/** A multipart e-mail from `from` whose body is `body`, with each attachment (its Content-Disposition's parameters and text). */
+function message(from: string, body: string, ...attachments: { disposition: string; text: string; base64?: boolean }[]): string {
+  return [
+    `From: ${from}`,
+    'To: Bob <bob@example.org>',
+    'Subject: The survey notes',
+    'Date: Mon, 2 Mar 2026 10:00:00 +0000',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b1"',
+    '',
+    '--b1',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    body,
+    ...attachments.flatMap((a) => [
+      '--b1',
+      'Content-Type: text/plain; charset=utf-8',
+      `Content-Disposition: attachment; ${a.disposition}`,
+      ...(a.base64 ? ['Content-Transfer-Encoding: base64'] : []),
+      '',
+      a.text,
+    ]),
+    '--b1--',
+    '',
+  ].join('\r\n');
+}
+
 /** Something held on the database underneath the daemon, and its release. */
 interface Hold {
   release(): Promise<void>;
@@ -137,31 +164,19 @@ describe.each(ENGINES)('what the database refuses or cannot store, while documen
   // attachments' names. Each is cleaned before it is stored (storableValue, readableName), so nothing reaches the loop.
   it('an e-mail whose sender and attachment names decode to NULs: ready, the NULs left out', async () => {
     if (!d) throw new Error('no daemon');
-    const part = (disposition: string, text: string) => ['--b1', 'Content-Type: text/plain; charset=utf-8', `Content-Disposition: attachment; ${disposition}`, '', text];
-    const eml = [
-      'From: =?utf-8?q?Ada=00Lovelace?= <ada@example.org>',
-      'To: Bob <bob@example.org>',
-      'Subject: Notes with NULs',
-      'Date: Mon, 2 Mar 2026 10:00:00 +0000',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b1"',
-      '',
-      '--b1',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
+    const eml = message(
+      '=?utf-8?q?Ada=00Lovelace?= <ada@example.org>',
       prose(`nul names ${engine}`, 3),
-      ...part("filename*=utf-8''first%00part.txt", prose(`first attachment ${engine}`, 3)),
-      ...part('filename="=?utf-8?q?second=00part.txt?="', prose(`second attachment ${engine}`, 3)),
-      '--b1--',
-      '',
-    ].join('\r\n');
+      { disposition: "filename*=utf-8''first%00part.txt", text: prose(`first attachment ${engine}`, 3) },
+      { disposition: 'filename="=?utf-8?q?second=00part.txt?="', text: prose(`second attachment ${engine}`, 3) },
+    );
     const up = await uploadFiles(d, user.apiKey, [{ name: 'nul-names.eml', bytes: Buffer.from(eml) }], { query: '?wait=true&wait_timeout=60' });
     expect(up.body.documents[0], JSON.stringify(up.body)).toMatchObject({ status: 'ready' });
-    const message = (await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: user.apiKey })).body;
-    expect(message.metadata.email.from).toBe('AdaLovelace <ada@example.org>');
+    const carrier = (await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: user.apiKey })).body;
+    expect(carrier.metadata.email.from).toBe('AdaLovelace <ada@example.org>');
     const attachments = await waitFor(async () => {
       const list = (await api(d!, '/api/v1/documents?limit=50', { token: user.apiKey })).body.documents as { filename: string; status: string; attached_to: string | null }[];
-      const mine = list.filter((x) => x.attached_to === message.id);
+      const mine = list.filter((x) => x.attached_to === carrier.id);
       return mine.length === 2 && mine.every((x) => x.status === 'ready') ? mine : undefined;
     }, 60_000, 'the attachments ready');
     expect(attachments.map((x) => x.filename).sort()).toEqual(['firstpart.txt', 'secondpart.txt']);
@@ -186,29 +201,7 @@ describe("an e-mail's attachment that cannot be stored", () => {
     let attachment: Buffer;
     for (let n = 0; ; n++) {
       attachment = Buffer.from(prose(`attached notes ${n}`, 4));
-      mail = Buffer.from(
-        [
-          'From: Ada <ada@example.com>',
-          'To: Bob <bob@example.com>',
-          'Subject: The survey notes',
-          'Date: Tue, 01 Dec 2026 10:00:00 +0000',
-          'MIME-Version: 1.0',
-          'Content-Type: multipart/mixed; boundary="b1"',
-          '',
-          '--b1',
-          'Content-Type: text/plain; charset=utf-8',
-          '',
-          prose('the message body', 3),
-          '--b1',
-          'Content-Type: text/plain; charset=utf-8',
-          'Content-Disposition: attachment; filename="notes.txt"',
-          'Content-Transfer-Encoding: base64',
-          '',
-          attachment.toString('base64'),
-          '--b1--',
-          '',
-        ].join('\r\n'),
-      );
+      mail = Buffer.from(message('Ada <ada@example.com>', prose('the message body', 3), { disposition: 'filename="notes.txt"', text: attachment.toString('base64'), base64: true }));
       if (sha(mail).slice(0, 2) !== sha(attachment).slice(0, 2)) break;
     }
     const stray = join(d.dataDir, 'files', sha(attachment).slice(0, 2));
