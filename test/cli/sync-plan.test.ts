@@ -90,7 +90,7 @@ describe('search passages and wrapping', () => {
     // A styled run broken over lines is closed at the line's end and reopened after the hang, so the hang is plain.
     const styled = wrap(`\x1b[4m${words}\x1b[24m`, 30, '', '  ');
     for (const l of styled) expect(l).toMatch(/^ *\x1b\[4m.*\x1b\[24m$/);
-    // Line breaks in a passage are white space like any other; a word wider than the line stands alone, uncut.
-    expect(wrap(`a\n\nb ${'x'.repeat(25)} c`, 20)).toEqual(['a b', 'x'.repeat(25), 'c']);
+    // Line breaks in a passage are white space like any other; a word wider than the line is broken to its width.
+    expect(wrap(`a\n\nb ${'x'.repeat(25)} c`, 20)).toEqual(['a b', 'x'.repeat(20), `${'x'.repeat(5)} c`]);
   });
 });

@@ -12,8 +12,9 @@ export function onTerminal(cols: number, args: string[], env: Record<string, str
   return new Promise((resolve, reject) => {
     const proc = spawn('script', ['-qec', cmd, '/dev/null'], { cwd, env: { ...process.env, ...env, COLUMNS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    proc.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    // Decoded across chunks: a character whose bytes two reads split is not two U+FFFD.
+    proc.stdout.setEncoding('utf8').on('data', (b: string) => (out += b));
+    proc.stderr.setEncoding('utf8').on('data', (b: string) => (out += b));
     proc.once('error', reject);
     proc.once('exit', () => resolve(out.replaceAll('\r\n', '\n')));
   });

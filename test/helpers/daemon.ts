@@ -152,8 +152,9 @@ export function runCli(
     const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     let stdout = '';
     let stderr = '';
-    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Decoded across chunks: a character whose bytes two reads split is not two U+FFFD.
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       rej(new Error(`docsearch ${args.join(' ')} timed out\nstderr:\n${stderr}`));

@@ -51,7 +51,8 @@ export class ProgressBoard {
    * leaves too little room for it beside a meter.
    */
   private labelWidth(cols: number): number {
-    return Math.max(MIN_LABEL, Math.min(Math.max(...this.rows.map((r) => stringWidth(r.label))), cols - 1 - 2 - METER_WIDTH));
+    const room = cols - 1 - 2 - METER_WIDTH;
+    return Math.max(MIN_LABEL, Math.min(Math.max(...this.rows.map((r) => stringWidth(r.label, room))), room));
   }
 
   update(index: number, phase: Phase, fraction: number, status = ''): void {
@@ -77,7 +78,7 @@ export class ProgressBoard {
     }
     const width = this.labelWidth(cols);
     return this.rows.map((r) => {
-      const label = stringWidth(r.label) > width ? padColumns(`…${fitColumns(r.label, width - 1, true)}`, width) : padColumns(r.label, width);
+      const label = stringWidth(r.label, width) > width ? padColumns(`…${fitColumns(r.label, width - 1, true)}`, width) : padColumns(r.label, width);
       const meter = r.phase === 'uploading' || r.phase === 'processing' ? `${r.phase.padEnd(10)}  ${bar(r.fraction)} ${pct(r.fraction)}` : '';
       // A status that only repeats the phase ("processing") is said once, by the meter.
       const status = meter && r.status === r.phase ? '' : r.status;

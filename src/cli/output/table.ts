@@ -2,7 +2,7 @@ import { type IO, isStdoutTTY, terminalWidth } from '../../terminal/io.js';
 import { formatBytes } from '../../core/bytes.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
 import { relativeTime } from './time.js';
-import { fitColumns, padColumns, stringWidth } from './columns.js';
+import { cutColumns, padColumns, stringWidth } from './columns.js';
 
 /**
  * A cell: plain text, a timestamp (relative on a TTY, RFC 3339 piped; `said` opens its relative form, as in "expired
@@ -54,9 +54,6 @@ function fitWidths(widths: number[], headers: string[], total: number): number[]
   return out;
 }
 
-/** `text` within `columns` columns, its end replaced by "…" when it had to be cut. */
-const cut = (text: string, columns: number): string => (stringWidth(text) <= columns ? text : `${fitColumns(text, columns - 1)}…`);
-
 /**
  * Prints rows the way gh's tableprinter does: on a terminal, a header and aligned columns with relative times, cut
  * with "…" to the terminal's width; through a pipe, no header and tab-separated values with exact values, whole.
@@ -69,11 +66,12 @@ export function printTable(io: IO, { headers, rows, now, fit }: TableOptions): v
     return;
   }
   let all = [headers, ...cells];
-  const natural = () => all[0]!.map((_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? ''))));
   const total = terminalWidth(io);
+  // No column is wider than the terminal: a cell is measured no further (a server's name may be a million letters).
+  const natural = () => all[0]!.map((_, i) => Math.max(...all.map((r) => Math.min(total, stringWidth(r[i] ?? '', total)))));
   if (fit) all = fitByDropping(all, natural(), total, fit);
   const widths = fitWidths(natural(), all[0]!, total);
-  for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? cut(c, widths[i]!) : padColumns(cut(c, widths[i]!), widths[i]!))).join('  ').trimEnd()}\n`);
+  for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? cutColumns(c, widths[i]!) : padColumns(cutColumns(c, widths[i]!), widths[i]!))).join('  ').trimEnd()}\n`);
 }
 
 /** The table without the `drop` columns it must leave out for its flexible column to keep FLEXIBLE_MIN (or all of itself). */
