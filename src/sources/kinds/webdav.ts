@@ -138,6 +138,8 @@ class WebDavConnection implements SourceConnection {
       const res = await this.client.customRequest(path.replace(/\/*$/, '/'), { method: 'PROPFIND', headers: { Accept: 'text/plain,application/xml', Depth: '1' }, ...top });
       xml = await bounded(bodyOf(res), where);
     } catch (err) {
+      // The top folder was listed with these credentials: a folder below it answering 403 is its own permissions.
+      if (path !== '/' && statusOf(err) === 403) throw new SourceError(`the WebDAV server would not list ${where} (HTTP 403: the folder's permissions): nothing was decided from this pass`);
       throw err instanceof SourceError ? err : sourceError(err, where);
     }
     if (!/<\/(?:[\w.-]+:)?multistatus>\s*$/.test(xml)) throw new SourceError(`the WebDAV server's listing of ${where} ended early: nothing was decided from it`);
