@@ -9,8 +9,6 @@
  *   chunk before it would hold less than an eighth of the budget.
  * - Inside a section, blocks are packed greedily; a block too big for one chunk is split at sentence
  *   boundaries, a sentence too big at word boundaries, a word too big (minified code, base64) at token boundaries.
- * - A chunk holds at most 8 characters per token of its budget (`MAX_CHARS_PER_TOKEN`), whatever the tokenizer
- *   counts: a run it reads as one unknown token is cut between graphemes, in pieces that overlap as others do.
  * - Consecutive chunks of a section overlap by up to `overlapTokens` of whole trailing pieces.
  * - `embedText` is a short header (document title, heading path) followed by the text; the header's tokens and
  *   the model's special tokens come out of `maxTokens`, so what gets embedded is never truncated.
@@ -19,7 +17,7 @@
  *   before, what separates it from that text, and where its pages start, so the text can be rebuilt exactly.
  */
 import { cleanTrails, sentenceLike } from './heading-trail.js';
-import { graphemeAfter, graphemeBefore } from '../core/code-points.js';
+import { boundaryAfter, boundaryBefore } from '../core/code-points.js';
 import { splitSentences } from './sentences.js';
 import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
@@ -40,8 +38,7 @@ interface Piece {
   block: number;
   start: number;
   end: number;
-  /** Its tokens, or its length where that weighs more (`weight`). */
-  weight: number;
+  tokens: number;
   page: number | undefined;
 }
 
@@ -90,23 +87,20 @@ export function* chunkStream(
     const header = makeHeader(opts.title, headings, tokenizer, limit);
     const firstHeader = opensWithHeading ? makeHeader(opts.title, section[0]!.headings.slice(0, -1), tokenizer, limit) : header;
     const budget = maxTokens - special - tokenizer.count(header);
-    const overlap = Math.min(overlapTokens, Math.floor(budget / 2));
-    // Without an overlap that holds more than the counter's additions, pieces cut from a word may fill a chunk.
-    const sizing: Sizing = { tokenizer, budget, step: overlap > countedSpecials ? overlap : budget, specials: countedSpecials };
     const blocks = section;
     function* pieces(): Generator<Piece> {
       for (let i = 0; i < blocks.length; i++) {
         const block = blocks[i]!;
         // Reported piece by piece: one long paragraph (a text file without line breaks) still moves the progress.
-        for (const [start, end, weight] of splitBlock(block.text, sizing)) {
-          yield { block: i, start, end, weight, page: block.page };
+        for (const [start, end, tokens] of splitBlock(block.text, budget, countedSpecials, tokenizer)) {
+          yield { block: i, start, end, tokens, page: block.page };
           opts.onProgress?.(doneChars + end, totalChars);
         }
         doneChars += block.text.length;
       }
     }
     const opensUnmarkedHeading = (p: Piece) => p.start === 0 && p.block > 0 && unmarkedHeading(blocks[p.block]!, blocks[p.block + 1]);
-    for (const group of pack(pieces(), budget, overlap, opensUnmarkedHeading)) {
+    for (const group of pack(pieces(), budget, Math.min(overlapTokens, Math.floor(budget / 2)), opensUnmarkedHeading)) {
       const first = group[0]!.block === 0 && group[0]!.start === 0;
       yield* emit(group, blocks, first ? firstHeader : header, headings, budget, tokenizer, next);
     }
@@ -193,22 +187,22 @@ function* pack(pieces: Iterable<Piece>, budget: number, overlap: number, breaksB
       current = [];
       tokens = 0;
       fresh = 0;
-    } else if (current.length && tokens + piece.weight > budget) {
+    } else if (current.length && tokens + piece.tokens > budget) {
       if (fresh > 0) yield current;
       const carried: Piece[] = [];
       let carriedTokens = 0;
       for (let i = current.length - 1; i >= 0; i--) {
         const p = current[i]!;
-        if (carriedTokens + p.weight > overlap || carriedTokens + p.weight + piece.weight > budget) break;
+        if (carriedTokens + p.tokens > overlap || carriedTokens + p.tokens + piece.tokens > budget) break;
         carried.unshift(p);
-        carriedTokens += p.weight;
+        carriedTokens += p.tokens;
       }
       current = carried;
       tokens = carriedTokens;
       fresh = 0;
     }
     current.push(piece);
-    tokens += piece.weight;
+    tokens += piece.tokens;
     fresh++;
   }
   if (fresh > 0) yield current;
@@ -318,51 +312,29 @@ function place(text: string, parts: Part[], blocks: Block[], state: EmitState): 
 }
 
 /**
- * Most characters a piece or a chunk holds per token of its budget. Prose measures 4–6 characters a token with the
- * built-in vocabulary (English ~5.6: 256 tokens of it are ~1,400 characters, and its longest tokens are 18), so no
- * chunk of prose reaches this; a run the tokenizer reads as one [UNK] token (a word past its per-word limit, a script
- * it lacks) does: counted in tokens only, 160,000 characters of one run made one chunk of 7 tokens.
+ * A block longer than this many characters per token of budget is split window by window (`splitBlock`). No piece of
+ * a chunk's budget is that long in any text the tokenizer reads (its longest tokens are ~20 characters).
  */
-const MAX_CHARS_PER_TOKEN = 8;
-
-/** What a stretch of `chars` characters counted `tokens` weighs against a budget: its tokens, or its length. */
-const weight = (tokens: number, chars: number): number => Math.max(tokens, Math.ceil(chars / MAX_CHARS_PER_TOKEN));
-
-/** How the stretches of a section's blocks are sized. */
-interface Sizing {
-  tokenizer: TokenCounter;
-  budget: number;
-  /**
-   * The most a piece cut from inside a word weighs (a run measured by its length, or a word of more tokens than the
-   * budget): at most the overlap, so consecutive chunks of such a run overlap as whole pieces do.
-   */
-  step: number;
-  /** What the counter adds to every count. */
-  specials: number;
-}
-
-/** Whether a stretch weighs more by its length than by its tokens, and more than one cut piece may. */
-const runLike = (tokens: number, chars: number, sizing: Sizing): boolean => Math.ceil(chars / MAX_CHARS_PER_TOKEN) > Math.max(tokens, sizing.step);
+const WINDOW_CHARS_PER_TOKEN = 8;
 
 /**
  * `splitToFit` for a block of any length, lazily: a long one (a text file without line breaks, a base64 blob) is
  * taken a window at a time, each ending at its last sentence end or whitespace (or, with neither, at its length), so
  * every tokenizer call reads a bounded text and the pieces come as the chunker pulls them. Split whole, an 8 MB line
- * of base64 held the daemon's main thread for minutes: tokenising it cost ~8 µs a character (~1.6 µs since
- * wordpiece-longest-match.ts), several times over. Yields [start, end, weight] (see `weight`).
+ * of base64 held the daemon's main thread for minutes: tokenising it costs ~8 µs a character, several times over.
  */
-function* splitBlock(text: string, sizing: Sizing): Generator<[number, number, number]> {
-  const size = sizing.budget * MAX_CHARS_PER_TOKEN;
+function* splitBlock(text: string, budget: number, specials: number, tokenizer: TokenCounter): Generator<[number, number, number]> {
+  const size = budget * WINDOW_CHARS_PER_TOKEN;
   for (let start = 0; start < text.length; ) {
     const end = windowEnd(text, start, size);
-    for (const [s, e, n] of splitToFit(text.slice(start, end), sizing, end - start < text.length)) yield [start + s, start + e, n];
+    for (const [s, e, n] of splitToFit(text.slice(start, end), budget, specials, tokenizer, end - start < text.length)) yield [start + s, start + e, n];
     start = end;
   }
 }
 
 /**
  * Where a window of at most `size` characters from `start` ends: where its last sentence starts (the one the window
- * may cut), else after its last whitespace, in its second half; with neither, at its length (between graphemes).
+ * may cut), else after its last whitespace, in its second half; with neither, at its length.
  */
 function windowEnd(text: string, start: number, size: number): number {
   if (text.length - start <= size) return text.length;
@@ -374,47 +346,37 @@ function windowEnd(text: string, start: number, size: number): number {
     if (space >= half) cut = space + 1;
   }
   if (cut < 0) cut = size;
-  return cutBetween(text, start, start + cut);
-}
-
-/** `at` (> `from`), or the grapheme boundary before it; after it where that would leave nothing after `from`. */
-function cutBetween(text: string, from: number, at: number): number {
-  const g = graphemeBefore(text, at);
-  return g > from ? g : graphemeAfter(text, at);
+  return boundaryBefore(text, start + cut);
 }
 
 /**
- * Splits `text` into [start, end, weight] ranges of at most `budget` each. A short block is counted whole first, as
- * it most likely fits; a longer one is counted sentence by sentence, and rejoined when they fit together after all:
- * sentences end at whitespace or punctuation, where the tokenizer splits anyway, so their counts add up to the
- * whole's and a block is tokenised once, not twice.
+ * Splits `text` into [start, end, tokens] ranges of at most `budget` tokens each. A short block is counted whole
+ * first, as it most likely fits; a longer one is counted sentence by sentence, and rejoined when they fit together
+ * after all: sentences end at whitespace or punctuation, where the tokenizer splits anyway, so their counts add up
+ * to the whole's and a block is tokenised once, not twice.
  */
-function splitToFit(text: string, sizing: Sizing, windowed = false): [number, number, number][] {
-  const { tokenizer, budget, specials } = sizing;
+function splitToFit(text: string, budget: number, specials: number, tokenizer: TokenCounter, windowed = false): [number, number, number][] {
   if (text.search(/\S/) < 0) return [];
   // A window of a longer block (splitBlock) is never one piece: its sentences are, as the whole block's would be.
   if (!windowed && text.length <= budget * LIKELY_FITS_CHARS_PER_TOKEN) {
     const whole = tokenizer.count(text);
-    if (whole <= budget && !runLike(whole, text.length, sizing)) return [[0, text.length, weight(whole, text.length)]];
+    if (whole <= budget) return [[0, text.length, whole]];
   }
   const out: [number, number, number][] = [];
   // Every count includes what the counter adds to any text (`specials`); the whole block's has it once.
   let total = specials;
-  let runs = false;
   for (const [s, e] of splitSentences(text)) {
     const sentence = text.slice(s, e);
     const n = tokenizer.count(sentence);
     total += n - specials;
-    runs ||= runLike(n, e - s, sizing);
-    if (weight(n, e - s) <= budget && !runLike(n, e - s, sizing)) out.push([s, e, weight(n, e - s)]);
-    else for (const [ws, we, wn] of splitWords(sentence, sizing)) out.push([s + ws, s + we, wn]);
+    if (n <= budget) out.push([s, e, n]);
+    else for (const [ws, we, wn] of splitWords(sentence, budget, tokenizer)) out.push([s + ws, s + we, wn]);
   }
-  return !windowed && !runs && out.length > 1 && weight(total, text.length) <= budget ? [[0, text.length, total]] : out;
+  return !windowed && out.length > 1 && total <= budget ? [[0, text.length, total]] : out;
 }
 
-/** Word-boundary pieces for one overlong sentence; words beyond the budget, or run-like, are cut (`cutWord`). */
-function splitWords(text: string, sizing: Sizing): [number, number, number][] {
-  const { tokenizer, budget } = sizing;
+/** Word-boundary pieces for one overlong sentence; single words beyond the budget are cut at token boundaries. */
+function splitWords(text: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
   const out: [number, number, number][] = [];
   let start = -1;
   let end = 0;
@@ -423,15 +385,15 @@ function splitWords(text: string, sizing: Sizing): [number, number, number][] {
     const ws = m.index;
     const we = ws + m[0].length;
     const n = tokenizer.count(m[0]);
-    if (weight(n, we - ws) > budget || runLike(n, we - ws, sizing)) {
-      if (start >= 0) out.push([start, end, weight(tokens, end - start)]);
+    if (n > budget) {
+      if (start >= 0) out.push([start, end, tokens]);
       start = -1;
       tokens = 0;
-      for (const [cs, ce, cn] of cutWord(m[0], n, sizing)) out.push([ws + cs, ws + ce, cn]);
+      for (const [cs, ce, cn] of cutWord(m[0], budget, tokenizer)) out.push([ws + cs, ws + ce, cn]);
       continue;
     }
-    if (start >= 0 && weight(tokens + n, we - start) > budget) {
-      out.push([start, end, weight(tokens, end - start)]);
+    if (start >= 0 && tokens + n > budget) {
+      out.push([start, end, tokens]);
       start = -1;
       tokens = 0;
     }
@@ -439,57 +401,31 @@ function splitWords(text: string, sizing: Sizing): [number, number, number][] {
     end = we;
     tokens += n;
   }
-  if (start >= 0) out.push([start, end, weight(tokens, end - start)]);
+  if (start >= 0) out.push([start, end, tokens]);
   return out;
 }
 
-/**
- * Cuts one long word (counted `tokens`) into pieces of at most `step` tokens and `step` × MAX_CHARS_PER_TOKEN
- * characters: at token offsets, or inside a token (between graphemes) that alone is longer; a run-like word, whose
- * few tokens are that long, by its characters alone (its token offsets would cost a pass over it for nothing). A
- * piece that still weighs more than the step once counted (a cut changes how the rest tokenises) is halved until it
- * fits.
- */
-function cutWord(word: string, tokens: number, sizing: Sizing): [number, number, number][] {
-  const { tokenizer, step } = sizing;
-  const maxChars = step * MAX_CHARS_PER_TOKEN;
-  // A piece's count has the counter's own additions too.
-  const maxTokens = Math.max(1, step - sizing.specials);
+/** Cuts one long word at token offsets; a piece the tokenizer still counts too long is halved until it fits. */
+function cutWord(word: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
+  const offsets = tokenizer.encode(word).offsets.filter(([s, e]) => e > s);
   const cuts: number[] = [0];
-  const offsets: Iterable<[number, number]> = runLike(tokens, word.length, sizing) ? [[0, word.length]] : tokenizer.encode(word).offsets;
-  let inPiece = 0;
-  for (const [s, e] of offsets) {
-    if (e <= s) continue;
-    if (inPiece >= maxTokens && s > cuts.at(-1)!) {
-      cuts.push(s);
-      inPiece = 0;
-    }
-    while (e - cuts.at(-1)! > maxChars) {
-      cuts.push(cutBetween(word, cuts.at(-1)!, cuts.at(-1)! + maxChars));
-      inPiece = 0;
-    }
-    inPiece++;
-  }
-  if (cuts.at(-1)! < word.length) cuts.push(word.length);
+  for (let i = budget; i < offsets.length; i += budget) cuts.push(offsets[i]![0]);
+  cuts.push(word.length);
   const out: [number, number, number][] = [];
-  for (let i = 0; i + 1 < cuts.length; i++) fitRange(word, cuts[i]!, cuts[i + 1]!, sizing, out);
+  for (let i = 0; i + 1 < cuts.length; i++) fitRange(word, cuts[i]!, cuts[i + 1]!, budget, tokenizer, out);
   return out;
 }
 
-function fitRange(text: string, start: number, end: number, sizing: Sizing, out: [number, number, number][]): void {
+function fitRange(text: string, start: number, end: number, budget: number, tokenizer: TokenCounter, out: [number, number, number][]): void {
   if (end <= start) return;
-  const n = weight(sizing.tokenizer.count(text.slice(start, end)), end - start);
-  if (n <= sizing.step || end - start <= 1) {
+  const n = tokenizer.count(text.slice(start, end));
+  if (n <= budget || end - start <= 1) {
     out.push([start, end, n]);
     return;
   }
-  const mid = cutBetween(text, start, start + Math.floor((end - start) / 2));
-  if (mid >= end) {
-    out.push([start, end, n]);
-    return;
-  }
-  fitRange(text, start, mid, sizing, out);
-  fitRange(text, mid, end, sizing, out);
+  const mid = boundaryAfter(text, start + Math.floor((end - start) / 2));
+  fitRange(text, start, mid, budget, tokenizer, out);
+  fitRange(text, mid, end, budget, tokenizer, out);
 }
 
 /** The longest prefix of `text` (cut at a token boundary) that counts at most `limit` tokens. */

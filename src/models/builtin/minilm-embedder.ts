@@ -293,7 +293,7 @@ export class BuiltinEmbedder implements Embedder {
 
   private async runBatch(batch: TextItem[], lane: Priority): Promise<void> {
     const pooled = batch.some((item) => item.units);
-    // Tokenising runs on the main thread, a text at a time: a batch of long texts (a chunk of an earlier release, up to
+    // Tokenising runs on the main thread, a text at a time: a batch of long texts (a chunk of one run without spaces, up to
     // 239,000 characters, each ~0.2 s) held the loop over a second in one piece, stalling every search.
     const encoded = await mapInTurns(batch, (item) => (item.units ? this.tokenizer.modelInputWithOffsets(item.text) : { ids: this.tokenizer.modelInput(item.text), offsets: [] }));
     const inputs = encoded.map((e) => e.ids);
