@@ -6,34 +6,21 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
-import { addUser, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apacheUnavailable } from '../helpers/apache.js';
+import { apacheSources } from '../helpers/apache-sources.js';
 import { gitWorkTree } from '../helpers/git-work.js';
-import { SourceClient } from '../helpers/sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const SKIP = apacheUnavailable();
 
 describe.skipIf(SKIP !== null)(`a Git source's held deletions${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   const dirs = tempDirs('docsearch-git-held');
-  let apache: Apache;
-  let d: Daemon;
-  let client: SourceClient;
-
-  beforeAll(async () => {
-    apache = await startApache();
-    d = await startDaemon({ args: ['--sources-allow-private', '--sources-min-interval', '1', '--sources-delete-guard-count', '2', '--sources-delete-guard-percent', '25'] });
-    client = new SourceClient(d, (await addUser(d)).apiKey);
-  }, 120_000);
-  afterAll(async () => {
-    await d?.stop();
-    if (d) removeDir(d.dataDir);
-    await apache?.stop();
-    dirs.removeAll();
-  });
+  const world = apacheSources(['--sources-delete-guard-count', '2', '--sources-delete-guard-percent', '25']);
+  afterAll(() => dirs.removeAll());
 
   it('removes them once confirmed, with nothing new committed', async () => {
+    const { apache, client } = world;
     const work = dirs.make('work');
     const { commit } = gitWorkTree(apache.gitDir, 'held', work);
     mkdirSync(join(work, 'notes'));

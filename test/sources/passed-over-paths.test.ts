@@ -9,7 +9,8 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from '../cli/cli-env.js';
-import { apacheUnavailable, type Apache, startApache } from '../helpers/apache.js';
+import { apacheUnavailable } from '../helpers/apache.js';
+import { apacheSources } from '../helpers/apache-sources.js';
 import { addUser, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { gitWorkTree } from '../helpers/git-work.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
@@ -104,23 +105,11 @@ const noApache = apacheUnavailable();
 
 describe.skipIf(noApache !== null)(`Git and web sources with an item they must pass over${noApache ? ` (skipped: ${noApache})` : ''}`, () => {
   const dirs = tempDirs('docsearch-passed-over-git');
-  let apache: Apache;
-  let d: Daemon;
-  let client: SourceClient;
-
-  beforeAll(async () => {
-    apache = await startApache();
-    d = await startDaemon({ args: ['--sources-allow-private', '--sources-min-interval', '1'] });
-    client = new SourceClient(d, (await addUser(d)).apiKey);
-  }, 2 * MINUTE);
-  afterAll(async () => {
-    await d?.stop();
-    if (d) removeDir(d.dataDir);
-    await apache?.stop();
-    dirs.removeAll();
-  });
+  const world = apacheSources([], 2 * MINUTE);
+  afterAll(() => dirs.removeAll());
 
   it('lists it until a commit deletes it (a listing of what changed)', async () => {
+    const { apache, client } = world;
     const work = dirs.make('work');
     const { commit } = gitWorkTree(apache.gitDir, 'odd', work);
     writeFileSync(join(work, 'kept.md'), 'A kept file about harbours.');
@@ -146,6 +135,7 @@ describe.skipIf(noApache !== null)(`Git and web sources with an item they must p
   }, 3 * MINUTE);
 
   it('asks a web site for the page itself again (its link is on a page that did not change), never for the path it is shown under', async () => {
+    const { apache, client } = world;
     // 11 folders of 200 letters: a page path of ~2,230 bytes, which the site serves.
     const deep = `long/${Array.from({ length: 11 }, (_, i) => String.fromCharCode(97 + i).repeat(200)).join('/')}/far.html`;
     mkdirSync(join(apache.siteDir, deep, '..'), { recursive: true });

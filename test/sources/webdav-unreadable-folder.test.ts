@@ -6,33 +6,20 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
-import { addUser, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
-import { SourceClient } from '../helpers/sources.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apacheUnavailable } from '../helpers/apache.js';
+import { apacheSources } from '../helpers/apache-sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const SKIP = apacheUnavailable();
 
 describe.skipIf(SKIP !== null)(`a WebDAV subfolder that cannot be listed${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   const dirs = tempDirs('docsearch-webdav-unreadable');
-  let apache: Apache;
-  let d: Daemon;
-  let client: SourceClient;
-
-  beforeAll(async () => {
-    apache = await startApache();
-    d = await startDaemon({ args: ['--sources-allow-private', '--sources-min-interval', '1'] });
-    client = new SourceClient(d, (await addUser(d)).apiKey);
-  }, 120_000);
-  afterAll(async () => {
-    await d?.stop();
-    if (d) removeDir(d.dataDir);
-    await apache?.stop();
-    dirs.removeAll();
-  });
+  const world = apacheSources();
+  afterAll(() => dirs.removeAll());
 
   it('fails the pass and keeps the documents of the folder it could not list', async () => {
+    const { apache, client } = world;
     const top = join(apache.davDir, 'unreadable');
     const sub = join(top, 'sub');
     mkdirSync(sub, { recursive: true });
