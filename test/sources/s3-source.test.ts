@@ -2,7 +2,8 @@
  * The `s3` kind against Ceph's RGW (test/helpers/rgw.ts): a listing longer than one ListObjectsV2 page (1000 keys)
  * read to its end, keys with spaces, unicode and percent signs, an object the source's keys may not read (its
  * own ACL: another user put it in the bucket) failing alone while the others go on, and a bucket that does not exist
- * failing the pass, and a pass cut off midway continued after the last key it recorded. One RGW and one daemon for
+ * failing the pass, and a pass cut off midway continued after the last key it recorded; a prefix's source is the
+ * objects under it alone. One RGW and one daemon for
  * the file. (The server stopped, mid-pass, and keys that stop working:
  * test/sources/source-faults.test.ts.)
  */
@@ -163,4 +164,29 @@ describe.skipIf(SKIP !== null)(`s3 sources against RGW${SKIP ? ` (skipped: ${SKI
     expect(Date.parse(failed.next_sync as string) - Date.now()).toBeLessThanOrEqual(30_000);
     expect(await client.allDocuments(project)).toEqual([]);
   });
+
+  // An s3 source of `s3://bucket/prefix/` is the objects under that prefix (docs/sources.md, Kinds): objects beside it
+  // in the bucket (another prefix, or a key that merely begins with the same letters) are not its documents, and
+  // their coming and going changes nothing of it.
+  it('takes only the objects under its prefix', async () => {
+    const c = s3(owner);
+    await c.send(new CreateBucketCommand({ Bucket: 'prefixed' }));
+    await put(c, 'prefixed', 'docs/a.txt', 'Under the prefix, about oystercatchers.');
+    await put(c, 'prefixed', 'docs/sub/b.txt', 'Deeper under the prefix, about lapwings.');
+    await put(c, 'prefixed', 'other/c.txt', 'Beside the prefix, about phalaropes.');
+    await put(c, 'prefixed', 'docsearch-d.txt', 'A key that begins with the same letters, about stilts.');
+    const project = await client.project('prefixed bucket');
+    const source = await client.add(project, { ...body('prefixed', 'docs/'), every: '1h' });
+    const first = await client.passAfter(project, source.id, 0, 3 * MINUTE);
+    expect(first.status, JSON.stringify(first)).toBe('active');
+    expect(first.last_result).toMatchObject({ listed: 2, added: 2, failed: 0 });
+    expect([...(await client.settled(project, source.id, 2)).keys()].sort()).toEqual(['a.txt', 'sub/b.txt']);
+    expect(await client.found(project, 'phalaropes')).toEqual([]);
+    // An object beside it gone and another come: nothing of the source changes.
+    await c.send(new DeleteObjectCommand({ Bucket: 'prefixed', Key: 'other/c.txt' }));
+    await put(c, 'prefixed', 'other/e.txt', 'Another one beside the prefix, about avocets.');
+    const again = await client.sync(project, source.id, { timeoutMs: 3 * MINUTE });
+    expect(again.last_result).toMatchObject({ listed: 2, unchanged: 2, added: 0, deleted: 0 });
+    expect([...(await client.documents(project, source.id)).keys()].sort()).toEqual(['a.txt', 'sub/b.txt']);
+  }, 6 * MINUTE);
 });
