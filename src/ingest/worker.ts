@@ -31,7 +31,8 @@
  * Any other error never ends a loop. One while a job is held, outside the pipeline too (making an e-mail's
  * attachments, marking it ready, a write another process's lock refused), is that job's transient failure: an
  * attempt, retried or failed as above. One outside any job (a claim, or the bookkeeping of a failure, refused) is
- * waited out as a pause is, logged as it begins and ends, and `failingSince()` tells health meanwhile.
+ * waited out as a pause is, logged as it begins and ends (at the loop's next claim written), and `failingSince()`
+ * tells health meanwhile.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
@@ -359,6 +360,9 @@ export class IngestWorker {
         if (reclaimed > 0) this.deps.log.info({ event: 'ingest.reclaimed', jobs: reclaimed }, 'jobs whose lease expired are queued again');
       }
       const job = await this.deps.jobs.claim(this.owner, this.opts.leaseMs);
+      // A claim written is the database taking writes again: whatever failed outside any job is over, though the job
+      // may take minutes (a document handed back is indexed again from its start).
+      this.gotThrough(loop);
       if (!job) {
         this.resumed(loop);
         const next = await this.deps.jobs.nextRunAt();
@@ -416,13 +420,21 @@ export class IngestWorker {
     return this.diskBack;
   }
 
-  /** A loop got through a job or an empty queue: whatever paused ingestion is over, and whatever made this loop fail. */
-  private resumed(loop: number): void {
-    this.freeWhenFull = undefined;
+  /** A loop's claim got through: it fails no longer (logged as the last failing loop gets through). */
+  private gotThrough(loop: number): void {
     const failingFrom = this.failingSince();
     if (failingFrom !== undefined && this.failing.delete(loop) && this.failing.size === 0) {
       this.deps.log.info({ event: 'ingest.worker_recovered', failing_ms: this.deps.now() - failingFrom }, 'the ingest worker got through again');
     }
+  }
+
+  /**
+   * A loop got through a job or an empty queue: whatever paused ingestion is over (a pause ends here, not at the
+   * claim: a full disk or an absent store can take a claim's small write and still fail the job's).
+   */
+  private resumed(loop: number): void {
+    this.freeWhenFull = undefined;
+    this.gotThrough(loop);
     for (const pause of PAUSES) {
       const since = this.pausedSince.get(pause.kind);
       if (since === undefined) continue;

@@ -5,7 +5,8 @@
  * - outside the pipeline while a job is held (an e-mail's attachment that cannot be stored: a stray file in the
  *   originals' folder where a folder of them belongs): that job's attempt, retried, and ready once the fault is gone;
  * - where even recording the failure is refused (the database refusing the worker's writes while a document is being
- *   indexed): the loop backs off and goes on, health's `queue` says so meanwhile and is up again after. On SQLite,
+ *   indexed): the loop backs off and goes on, health's `queue` says so meanwhile and is up again once a claim is
+ *   written, before the document handed back is indexed again. On SQLite,
  *   another process holds the library's write lock for longer than SQLite waits (`database is locked`), as an
  *   operator's `sqlite3` session or a script writing to docsearch.db does; on PostgreSQL an operator cancels the
  *   worker's statements (`pg_cancel_backend`, as a `statement_timeout` or `lock_timeout` set on the database would)
@@ -155,6 +156,11 @@ describe.each(ENGINES)('what the database refuses or cannot store, while documen
     expect(d.stdout()).not.toMatch(/"event":"ingest\.reclaimed"/);
     await d.logLine(/"event":"ingest\.worker_recovered"/, 30_000);
     expect(await queueHealth()).toEqual({ status: 'up' });
+    // Up again once the loops' claims are written, not only after the document handed back was indexed again.
+    const log = d.stdout();
+    const ingested = log.indexOf('"event":"document.ingested"');
+    expect(ingested).toBeGreaterThan(-1);
+    expect(log.indexOf('"event":"ingest.worker_recovered"')).toBeLessThan(ingested);
     expect(failing).toEqual({ status: 'down', error: expect.stringMatching(/^ingestion fails and retries since .+ \(see the log: ingest\.worker_failing\)$/) });
     expect(d.stdout()).toMatch(/"event":"ingest\.worker_failing"/);
 
