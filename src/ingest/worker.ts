@@ -31,8 +31,8 @@
  * Any other error never ends a loop. One while a job is held, outside the pipeline too (making an e-mail's
  * attachments, marking it ready, a write another process's lock refused), is that job's transient failure: an
  * attempt, retried or failed as above. One outside any job (a claim, or the bookkeeping of a failure, refused) is
- * waited out as a pause is, logged as it begins and ends (at the loop's next claim written), and `failingSince()`
- * tells health meanwhile.
+ * waited out as a pause is, logged as it begins and ends (once the loop's next claim is written, or its job marked
+ * processing), and `failingSince()` tells health meanwhile.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
@@ -360,9 +360,6 @@ export class IngestWorker {
         if (reclaimed > 0) this.deps.log.info({ event: 'ingest.reclaimed', jobs: reclaimed }, 'jobs whose lease expired are queued again');
       }
       const job = await this.deps.jobs.claim(this.owner, this.opts.leaseMs);
-      // A claim written is the database taking writes again: whatever failed outside any job is over, though the job
-      // may take minutes (a document handed back is indexed again from its start).
-      this.gotThrough(loop);
       if (!job) {
         this.resumed(loop);
         const next = await this.deps.jobs.nextRunAt();
@@ -370,7 +367,7 @@ export class IngestWorker {
         continue;
       }
       this.wakeOne(); // more may be queued: another loop looks, and the next wakes only if that one finds one too
-      await this.runJob(job);
+      await this.runJob(job, loop);
       this.resumed(loop);
     }
   }
@@ -420,7 +417,7 @@ export class IngestWorker {
     return this.diskBack;
   }
 
-  /** A loop's claim got through: it fails no longer (logged as the last failing loop gets through). */
+  /** A loop's writes got through: it fails no longer (logged as the last failing loop gets through). */
   private gotThrough(loop: number): void {
     const failingFrom = this.failingSince();
     if (failingFrom !== undefined && this.failing.delete(loop) && this.failing.size === 0) {
@@ -449,11 +446,11 @@ export class IngestWorker {
    * failure, an attempt like any other: one document's fault or an unlucky moment never ends the loop. What cannot
    * even be recorded goes up to supervise(), which backs off and hands the job back.
    */
-  private async runJob(job: Job): Promise<void> {
+  private async runJob(job: Job, loop: number): Promise<void> {
     const started = this.deps.now();
     try {
       try {
-        await this.runLeased(job, started);
+        await this.runLeased(job, started, loop);
       } catch (err) {
         if (err instanceof LeaseLost || waitedOut(err)) throw err;
         await this.handleFailure(job, job.documentId, err, started);
@@ -467,9 +464,12 @@ export class IngestWorker {
     }
   }
 
-  private async runLeased(job: Job, started: number): Promise<void> {
+  private async runLeased(job: Job, started: number, loop: number): Promise<void> {
     const { documents, jobs, log } = this.deps;
     const doc = await documents.markProcessing(job.documentId);
+    // The claim and this written: the database takes the worker's writes again, so whatever failed outside any job
+    // is over, though this job may take minutes (a document handed back is indexed again from its start).
+    this.gotThrough(loop);
     if (!doc) return; // deleted; its job row went with it
     if (job.attempts > this.opts.maxAttempts) {
       await this.fail(job, doc.id, `processing was interrupted ${job.attempts - 1} times — gave up`);
