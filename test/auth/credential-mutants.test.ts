@@ -183,12 +183,13 @@ describe('an SSO sign-in in flight', () => {
   });
 });
 
-describe('a passkey of a disabled account', () => {
+describe('a passkey used to sign in', () => {
   // Passkeys need a public URL on localhost (docs/security.md), so this daemon is started with one.
   let d: Daemon;
   beforeAll(async () => {
     const port = await freePort();
     d = await startDaemon({ args: ['--port', String(port), '--public-url', `http://localhost:${port}`] });
+    await addUser(d); // the first account, the admin, which cannot be disabled
   }, 120_000);
   afterAll(async () => {
     if (!d) return;
@@ -214,8 +215,8 @@ describe('a passkey of a disabled account', () => {
     return { status: res.status, text, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
   }
 
-  it('signs nobody in, and says the account is disabled', async () => {
-    await addUser(d); // the admin, which cannot be disabled
+  /** A new account with a passkey registered in its Settings, and a sign-in with that passkey alone. */
+  async function withPasskey(): Promise<{ user: TestUser; signIn: (userVerified?: boolean) => Promise<{ answer: { status: number; text: string }; signedIn: boolean }> }> {
     const user = await addUser(d);
     const key = new SigningPasskey(d.url.replace('127.0.0.1', 'localhost'));
     const web = await loggedIn(d, user);
@@ -223,14 +224,29 @@ describe('a passkey of a disabled account', () => {
     const options = await postJson(web, '/settings/security/passkeys/options', {});
     expect(options.status, options.text).toBe(200);
     expect((await postJson(web, '/settings/security/passkeys', { response: key.register(options.body), name: 'Key' })).status).toBe(200);
-    const signIn = async () => {
+    const signIn = async (userVerified = true) => {
       const browser = new WebClient(d);
       await browser.get('/login');
       const asked = await postJson(browser, '/login/passkey/options', {});
       expect(asked.status, asked.text).toBe(200);
-      const answer = await postJson(browser, '/login/passkey', { response: key.assert(asked.body), return_to: '' });
+      const answer = await postJson(browser, '/login/passkey', { response: key.assert(asked.body, undefined, userVerified), return_to: '' });
       return { answer, signedIn: (await browser.get('/settings/keys')).status === 200 };
     };
+    return { user, signIn };
+  }
+
+  it('alone, must verify its user (docs/security.md): a passkey only touched signs nobody in', async () => {
+    const { signIn } = await withPasskey();
+    const touched = await signIn(false);
+    expect(touched.answer.status, touched.answer.text).toBeGreaterThanOrEqual(400);
+    expect(touched.signedIn).toBe(false);
+    const verified = await signIn(true);
+    expect(verified.answer.status, verified.answer.text).toBe(200);
+    expect(verified.signedIn).toBe(true);
+  });
+
+  it('of a disabled account signs nobody in, and says the account is disabled', async () => {
+    const { user, signIn } = await withPasskey();
     const before = await signIn();
     expect(before.answer.status, before.answer.text).toBe(200);
     expect(before.signedIn).toBe(true);

@@ -89,12 +89,15 @@ export class SigningPasskey {
     };
   }
 
-  /** An assertion for `options` with the next counter, or with `count`. */
-  assert(options: { challenge: string; rpId?: string }, count = this.count + 1): Record<string, unknown> {
+  /**
+   * An assertion for `options` with the next counter, or with `count`; its user verified (PIN or biometric), or, with
+   * `userVerified` false, only present (a security key touched without its PIN).
+   */
+  assert(options: { challenge: string; rpId?: string }, count = this.count + 1, userVerified = true): Record<string, unknown> {
     this.count = count;
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(count);
-    const authenticatorData = Buffer.concat([this.rpIdHash(options.rpId), Buffer.from([0x05]), counter]); // user present and verified
+    const authenticatorData = Buffer.concat([this.rpIdHash(options.rpId), Buffer.from([userVerified ? 0x05 : 0x01]), counter]);
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
     const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), this.key.privateKey);
     return {

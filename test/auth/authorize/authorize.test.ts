@@ -116,6 +116,18 @@ describe('authorize endpoint', () => {
     expect(loc.searchParams.get('error')).toBe('invalid_redirect_uri');
   });
 
+  it('grants nothing for a consent post without an approval: no decision, an empty one or one it does not know', async () => {
+    for (const decision of [undefined, '', 'yes', 'APPROVE']) {
+      const consent = await web.get(authorizePath(base()));
+      const res = await web.post('/oauth/consent', { ...consentFields(consent.text), ...(decision === undefined ? {} : { decision }) });
+      expect(res.status, String(decision)).toBe(303);
+      const loc = new URL(res.location!);
+      expect(loc.origin + loc.pathname).toBe(REDIRECT);
+      expect(Object.fromEntries(loc.searchParams), String(decision)).toMatchObject({ error: 'access_denied', state: 'xyz' });
+      expect(loc.searchParams.has('code')).toBe(false);
+    }
+  });
+
   it('refuses a consent post without the CSRF token', async () => {
     const consent = await web.get(authorizePath(base()));
     const { _csrf, ...fields } = consentFields(consent.text);
