@@ -24,6 +24,8 @@ describe('keyword analysis', () => {
     for (const q of ['图书馆', '借阅', '十九天']) expect(meets(q, text, 'zh'), q).toBe(true);
     // The old analysis made the whole clause one token.
     expect(forms).not.toContain('我在图书馆借书');
+    // jieba's dictionary, not ICU's word breaks (which Intl.Segmenter gives: 南京市 / 长江 / 大 / 桥).
+    expect(analyseText('南京市长江大桥', 'zh').split(' ')).toContain('长江大桥');
   });
 
   it('adds bigrams where a query and a document are segmented differently: a word inside a longer one meets it', () => {
