@@ -57,7 +57,7 @@ export interface TeamAdminDeps {
   users: UserStore;
   groups: GroupStore;
   members: Pick<ProjectMemberStore, 'removeEverywhere' | 'list' | 'remove' | 'countFor' | 'sharedWith'>;
-  projects: Pick<ProjectStore, 'ownedBy' | 'get' | 'setOwner' | 'update' | 'delete'>;
+  projects: Pick<ProjectStore, 'ownedBy' | 'get' | 'setOwner' | 'update' | 'delete' | 'withTrash'>;
   apiKeys: Pick<ApiKeyStore, 'revokeAllOf'>;
   sessions: Pick<SessionStore, 'deleteForUser'>;
   tokens: Pick<OAuthTokenStore, 'revokeAllOfUser'>;
@@ -244,17 +244,19 @@ export class TeamAdmin {
     return { ...ended, transferred, removed };
   }
 
-  /** The projects an account owns of record, with their counts (what a delete hands on, or removes when empty). */
-  /** The account's projects that a delete hands over (they hold documents, or others were given a role on them). */
+  /** The account's projects that a delete hands over (they hold documents, in their trash too, or others were given a role on them). */
   async projectsToHandOver(user: User): Promise<Project[]> {
     return this.holding(await this.ownedProjects(user));
   }
 
   private async holding(projects: Project[]): Promise<Project[]> {
     const members = await Promise.all(projects.map((p) => this.deps.members.list(p.id)));
-    return projects.filter((p, i) => p.documentCount > 0 || members[i]!.length > 0);
+    // Its trash counts too (documentCount leaves it out): deleted with the account, it would be gone before its retention.
+    const trashed = await this.deps.projects.withTrash(projects.map((p) => p.id));
+    return projects.filter((p, i) => p.documentCount > 0 || trashed.has(p.id) || members[i]!.length > 0);
   }
 
+  /** The projects an account owns of record, with their counts (what a delete hands on, or removes when empty). */
   async ownedProjects(user: User): Promise<Project[]> {
     const counted = await Promise.all((await this.deps.projects.ownedBy(user.id)).map((p) => this.deps.projects.get(p.id)));
     return counted.filter((p): p is Project => p !== null);

@@ -200,6 +200,13 @@ export class ProjectStore {
     }
   }
 
+  /** The projects among `ids` whose trash holds documents (what a project's counts leave out). */
+  async withTrash(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('documents').select('project_id').distinct().where('project_id', 'in', [...ids]).where('trashed_at', 'is not', null).execute();
+    return new Set(rows.map((r) => r.project_id));
+  }
+
   async delete(id: string): Promise<boolean> {
     const res = await this.db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) === 1;

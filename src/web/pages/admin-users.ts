@@ -188,6 +188,8 @@ export interface AdminUserDeleteData {
   target: { id: string; email: string };
   /** The projects the account owns of record. */
   projects: { name: string; documentCount: number }[];
+  /** How many of them a delete hands over (they hold documents, in their trash too, or members): an heir is needed. */
+  handOver: number;
   /** The address typed last time, kept after a refusal. */
   transferTo?: string;
   error?: string;
@@ -195,7 +197,6 @@ export interface AdminUserDeleteData {
 
 /** Deleting an account asks first: what it owns and who should get it. */
 export function adminUserDeletePage(d: AdminUserDeleteData) {
-  const holding = d.projects.filter((p) => p.documentCount > 0);
   return confirmPage({
     user: d.user,
     csrfToken: d.csrfToken,
@@ -208,11 +209,11 @@ export function adminUserDeletePage(d: AdminUserDeleteData) {
         ? html`<p>It owns no projects.</p>`
         : html`<p>It owns ${plural(d.projects.length, 'project')}:</p>
     <ul class="owned">${d.projects.map((p) => html`<li>${p.name} <span class="muted">(${plural(p.documentCount, 'document')})</span></li>`)}</ul>
-    <p>${holding.length > 0 ? 'Name the account that gets them: they become its projects, documents and all.' : 'They are empty: without an account to hand them to, they are deleted with it.'}</p>`
+    <p>${d.handOver > 0 ? 'Name the account that gets them: they become its projects, documents and all.' : 'They are empty: without an account to hand them to, they are deleted with it.'}</p>`
     }`,
     error: d.error,
     inputs: html`<label>Hand its projects to (e-mail) <input type="email" name="transfer_to" maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" value="${d.transferTo ?? ''}" autocomplete="off"${
-      holding.length > 0 ? html` required` : null
+      d.handOver > 0 ? html` required` : null
     }></label>`,
     action: `/admin/users/${d.target.id}/delete`,
     confirm: 'Delete account',
