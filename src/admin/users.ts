@@ -203,7 +203,7 @@ function addOffboardingCommands(users: Command, io: IO): void {
       .command('delete')
       .summary('delete an account, handing its projects to another')
       .description(
-        "Delete an account. It is signed out everywhere (web sessions, API keys, connected apps end at once). Its projects go to --transfer-to, documents and all; without it, the delete is refused while any of them holds documents (empty ones are deleted). What it uploaded into other people's projects stays there. Asks first on a terminal; elsewhere --yes is required.",
+        "Delete an account. It is signed out everywhere (web sessions, API keys, connected apps end at once). Its projects go to --transfer-to, documents and all; without it, the delete is refused while any of them holds documents, in its trash too, or is shared (empty ones are deleted). What it uploaded into other people's projects stays there. Asks first on a terminal; elsewhere --yes is required.",
       )
       .argument('<email>', 'the account e-mail')
       .option('--transfer-to <email>', 'the account that gets its projects')
