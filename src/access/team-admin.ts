@@ -225,8 +225,12 @@ export class TeamAdmin {
         const renamed = cutChars(`${cutChars(p.name, Math.max(1, MAX_NAME_CHARS - codePointCount(from)))}${from}`, MAX_NAME_CHARS);
         await this.deps.projects.update(p.id, { name: renamed });
         moved = await this.deps.projects.setOwner(p.id, transferTo!.id, user.id);
-        // Both names taken: stop with the account still there, rather than leave the project to a deleted one.
-        if (moved === 'conflict') throw conflict(`${transferTo!.email} already has projects named "${p.name}" and "${renamed}": rename one of them, then delete again`);
+        // Both names taken: stop with the account still there, rather than leave the project to a deleted one, and
+        // its project named as it was.
+        if (moved === 'conflict') {
+          await this.deps.projects.update(p.id, { name: p.name });
+          throw conflict(`${transferTo!.email} already has projects named "${p.name}" and "${renamed}": rename one of them, then delete again`);
+        }
       }
       // Given to someone else meanwhile (by another of its owners): no longer this account's to hand on.
       if (!moved) continue;

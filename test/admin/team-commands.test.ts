@@ -210,11 +210,11 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const refused = await op('users', 'delete', ivy.email, '--transfer-to', jay.email, '--yes');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(`error: ${jay.email} already has projects named "log" and "log (from ${ivy.email})": rename one of them, then delete again\n`);
-    // Ivy is still there, and so is her document, in a project she owns.
+    // Ivy is still there, and so is her document, in a project she owns, named as it was.
     expect((await api(d, '/api/v1/me', { token: ivy.apiKey })).status).toBe(200);
     const doc = await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: ivy.apiKey });
     expect(doc.body).toMatchObject({ filename: 'tides.txt', project_id: log.body.id, uploaded_by: ivy.email });
-    expect((await api(d, `/api/v1/projects/${log.body.id}`, { token: ivy.apiKey })).body).toMatchObject({ owner: ivy.email, role: 'owner' });
+    expect((await api(d, `/api/v1/projects/${log.body.id}`, { token: ivy.apiKey })).body).toMatchObject({ name: 'log', owner: ivy.email, role: 'owner' });
   });
 
   // `script` (util-linux) gives the command a pseudo-terminal: the operator is asked, and "no" changes nothing.
