@@ -246,6 +246,12 @@ describe('web library pages', () => {
     // With one document, the confirmation speaks of it, not of "them".
     expect((await uploadAs(web, id, [{ name: 'jotting.txt', body: 'A single jotting about the tide tables.\n' }])).status).toBe(202);
     expect((await web.get(`/projects/${id}/delete`)).text).toMatch(/<strong>1 document<\/strong>[^<]*Search stops finding it at once/);
+    // Its trash goes with it: the confirmation says so, and never "no documents" over a trash that holds some.
+    const jotting = (await api(d, `/api/v1/documents?project_id=${id}`, { token: alice.apiKey })).body.documents[0].id;
+    expect((await api(d, `/api/v1/documents/${jotting}`, { token: alice.apiKey, method: 'DELETE' })).status).toBe(204);
+    const withTrash = (await web.get(`/projects/${id}/delete`)).text;
+    expect(withTrash).toContain('This deletes the project and <strong>1 document in its trash</strong>.');
+    expect(withTrash).not.toContain('It has no documents');
     expect((await web.post(`/projects/${id}/delete`, { _csrf: web.csrf })).location).toBe('/projects');
     expect((await web.get(`/projects/${id}`)).status).toBe(404);
 

@@ -196,7 +196,8 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     const project = await projectFor(ctx, s, user, ctx.params.id!, 'manage');
     if (!project) return;
     if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.', tab: 'settings' }, 409);
-    render(ctx, projectDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, project: (await projectRows(s, user, [project]))[0]! }));
+    const [row, trash] = await Promise.all([projectRows(s, user, [project]), s.documents.trashedIn([project.id])]);
+    render(ctx, projectDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, project: row[0]!, trashed: trash.documentIds.length }));
   });
 
   router.post('project.delete', '/projects/:id/delete', formBody(), async (ctx) => {

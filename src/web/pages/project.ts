@@ -300,8 +300,10 @@ function projectSettings(p: ProjectRow, csrfToken: string, languages: LanguageSe
   }`;
 }
 
-export function projectDeletePage(d: { user: { email: string }; csrfToken: string; project: ProjectRow }) {
+/** `trashed`: the documents in the project's trash, which its counts leave out and which go with it too. */
+export function projectDeletePage(d: { user: { email: string }; csrfToken: string; project: ProjectRow; trashed: number }) {
   const p = d.project;
+  const trash = d.trashed > 0 ? html` and <strong>${plural(d.trashed, 'document')} in its trash</strong>` : null;
   return confirmPage({
     user: d.user,
     csrfToken: d.csrfToken,
@@ -309,9 +311,11 @@ export function projectDeletePage(d: { user: { email: string }; csrfToken: strin
     title: `Delete “${p.name}”?`,
     body:
       p.documentCount === 0
-        ? html`<p>This deletes the project. It has no documents. This can't be undone.</p>`
+        ? d.trashed === 0
+          ? html`<p>This deletes the project. It has no documents. This can't be undone.</p>`
+          : html`<p>This deletes the project${trash}. This can't be undone.</p>`
         : html`<p>This deletes the project and everything in it: <strong>${plural(p.documentCount, 'document')}</strong>
-    (${p.chunkCount > 0 ? `${plural(p.chunkCount, 'chunk')}, ` : ''}${formatBytes(p.sizeBytes)} of original files). Search stops finding ${p.documentCount === 1 ? 'it' : 'them'} at once,
+    (${p.chunkCount > 0 ? `${plural(p.chunkCount, 'chunk')}, ` : ''}${formatBytes(p.sizeBytes)} of original files)${trash}. Search stops finding ${p.documentCount === 1 ? 'it' : 'them'} at once,
     and this can't be undone.</p>`,
     action: `/projects/${p.id}/delete`,
     confirm: 'Delete project and its documents',
