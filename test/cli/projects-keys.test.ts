@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { cliEnv, cliSuite } from './cli-env.js';
 
 describe('docsearch projects / keys against a daemon', () => {
@@ -43,6 +44,11 @@ describe('docsearch projects / keys against a daemon', () => {
     expect(noYes.code).toBe(2);
     expect(noYes.stderr).toBe('error: not on a terminal, so not asking: add --yes to delete project "Employee handbook" and its 0 documents\nhint: This cannot be undone.\n');
     expect((await api(d, `/api/v1/projects/${id}`, { token: user.apiKey })).status).toBe(200);
+    // Its trash goes with it, which its document count leaves out: the question says so.
+    const up = await uploadFiles(d, user.apiKey, [{ name: 'leave.txt', bytes: Buffer.from('Leave requests go to the team lead.\n') }], { projectId: id, query: '?wait=true' });
+    expect((await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: user.apiKey, method: 'DELETE' })).status).toBe(204);
+    const withTrash = await cli(['projects', 'delete', id]);
+    expect(withTrash.stderr).toBe('error: not on a terminal, so not asking: add --yes to delete project "Employee handbook" and its 0 documents and the 1 document in its trash\nhint: This cannot be undone.\n');
 
     const del = await cli(['projects', 'delete', 'Employee handbook', '--yes']);
     expect(del.code).toBe(0);

@@ -6,6 +6,7 @@ import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
 import { resolveProject } from '../shared/resolve-project.js';
+import { listTrash } from '../trash/list.js';
 
 export interface DeleteOptions {
   project: string;
@@ -15,7 +16,10 @@ export interface DeleteOptions {
 
 export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  await confirmDestructive(ctx.io, { action: `delete project "${p.name}" and its ${count(p.document_count, 'document')}`, consequence: 'This cannot be undone.' }, opts.yes);
+  // Its trash goes with it, and its document count leaves the trash out: asked only when asking.
+  const trashed = opts.yes ? 0 : (await listTrash(ctx.http(), p.id)).length;
+  const trash = trashed > 0 ? ` and the ${count(trashed, 'document')} in its trash` : '';
+  await confirmDestructive(ctx.io, { action: `delete project "${p.name}" and its ${count(p.document_count, 'document')}${trash}`, consequence: 'This cannot be undone.' }, opts.yes);
   await ctx.http().delete(`/api/v1/projects/${encodeURIComponent(p.id)}`);
   if (opts.json) return emitJson(ctx, { deleted: p.id });
   notice(ctx.io, `deleted project ${p.name} (${p.id})`);
