@@ -5,6 +5,7 @@ import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { WebClient } from '../server/web-client.js';
 import { loggedIn, uploadAs, waitSettled } from './library-client.js';
 import { acceptedList } from '../helpers/accepted-types.js';
+import { storedFiles } from '../ingest/pipeline/helpers.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
 /** Two full pages before the marmots, so their passage is in a chunk of its own near the end. */
@@ -247,13 +248,16 @@ describe('web library pages', () => {
     expect((await uploadAs(web, id, [{ name: 'jotting.txt', body: 'A single jotting about the tide tables.\n' }])).status).toBe(202);
     expect((await web.get(`/projects/${id}/delete`)).text).toMatch(/<strong>1 document<\/strong>[^<]*Search stops finding it at once/);
     // Its trash goes with it: the confirmation says so, and never "no documents" over a trash that holds some.
-    const jotting = (await api(d, `/api/v1/documents?project_id=${id}`, { token: alice.apiKey })).body.documents[0].id;
+    const { id: jotting, sha256: jottingSha } = (await api(d, `/api/v1/documents?project_id=${id}`, { token: alice.apiKey })).body.documents[0];
+    expect(storedFiles(d.dataDir).originals.filter((name) => name.startsWith(jottingSha))).toHaveLength(1);
     expect((await api(d, `/api/v1/documents/${jotting}`, { token: alice.apiKey, method: 'DELETE' })).status).toBe(204);
     const withTrash = (await web.get(`/projects/${id}/delete`)).text;
     expect(withTrash).toContain('This deletes the project and <strong>1 document in its trash</strong>.');
     expect(withTrash).not.toContain('It has no documents');
     expect((await web.post(`/projects/${id}/delete`, { _csrf: web.csrf })).location).toBe('/projects');
     expect((await web.get(`/projects/${id}`)).status).toBe(404);
+    // The trashed document went with it, and its original (docs/api.md: DELETE /projects/{id}).
+    expect(storedFiles(d.dataDir).originals.filter((name) => name.startsWith(jottingSha))).toEqual([]);
 
     const list = await api(d, '/api/v1/projects', { token: alice.apiKey });
     const def = list.body.projects.find((p: { is_default: boolean }) => p.is_default);
