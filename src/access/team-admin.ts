@@ -253,7 +253,8 @@ export class TeamAdmin {
     return this.holding(await this.ownedProjects(user));
   }
 
-  private async holding(projects: Project[]): Promise<Project[]> {
+  /** Those of `projects` (an account's own, from ownedProjects) that a delete hands over. */
+  async holding(projects: Project[]): Promise<Project[]> {
     const members = await Promise.all(projects.map((p) => this.deps.members.list(p.id)));
     // Its trash counts too (documentCount leaves it out): deleted with the account, it would be gone before its retention.
     const trashed = await this.deps.projects.withTrash(projects.map((p) => p.id));

@@ -45,8 +45,9 @@ function notOnYourself(admin: WebUser, targetId: string, what: string): void {
 
 async function showDeleteConfirm(ctx: WebContext, s: Services, admin: WebUser, targetId: string, extra: { transferTo?: string; error?: string } = {}, status = 200) {
   const target = await s.teamAdmin.userById(targetId);
-  const [projects, handOver] = await Promise.all([s.teamAdmin.ownedProjects(target), s.teamAdmin.projectsToHandOver(target)]);
-  render(ctx, adminUserDeletePage({ user: admin, csrfToken: ctx.state.session!.csrfToken, target, projects, handOver: handOver.length, ...extra }), status);
+  const projects = await s.teamAdmin.ownedProjects(target);
+  const handOver = (await s.teamAdmin.holding(projects)).length;
+  render(ctx, adminUserDeletePage({ user: admin, csrfToken: ctx.state.session!.csrfToken, target, projects, handOver, ...extra }), status);
 }
 
 async function showUsers(ctx: WebContext, s: Services, admin: WebUser, extra: Pick<AdminUsersData, 'newLinks' | 'invite'>, status = 200) {
