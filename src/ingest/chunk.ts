@@ -17,7 +17,7 @@
  *   before, what separates it from that text, and where its pages start, so the text can be rebuilt exactly.
  */
 import { cleanTrails, sentenceLike } from './heading-trail.js';
-import { boundaryAfter, boundaryBefore } from '../core/code-points.js';
+import { graphemeAfter, graphemeBefore } from '../core/code-points.js';
 import { splitSentences } from './sentences.js';
 import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
@@ -38,6 +38,7 @@ interface Piece {
   block: number;
   start: number;
   end: number;
+  /** What it takes of the budget: its tokens, or more for text the tokenizer reads as next to nothing (`weigh`). */
   tokens: number;
   page: number | undefined;
 }
@@ -312,6 +313,20 @@ function place(text: string, parts: Part[], blocks: Block[], state: EmitState): 
 }
 
 /**
+ * What a text takes of a chunk's budget: its tokens, but at least one per `MAX_CHARS_PER_TOKEN` of its characters
+ * other than whitespace. A run of letters without a space past WordPiece's 100-character word limit (or in a script
+ * the vocabulary lacks) is one [UNK] token however long: sized in tokens alone, 200,000 such letters made one chunk
+ * that every search showing it returned whole. Prose measures 4–6 characters a token and CJK one, so only such text
+ * reaches the bound; whitespace is left out so that text spaced for layout is sized by its tokens as before.
+ */
+const MAX_CHARS_PER_TOKEN = 12;
+
+function weigh(text: string, tokens: number): number {
+  const whitespace = text.match(/\s/gu)?.length ?? 0;
+  return Math.max(tokens, Math.ceil((text.length - whitespace) / MAX_CHARS_PER_TOKEN));
+}
+
+/**
  * A block longer than this many characters per token of budget is split window by window (`splitBlock`). No piece of
  * a chunk's budget is that long in any text the tokenizer reads (its longest tokens are ~20 characters).
  */
@@ -334,7 +349,8 @@ function* splitBlock(text: string, budget: number, specials: number, tokenizer: 
 
 /**
  * Where a window of at most `size` characters from `start` ends: where its last sentence starts (the one the window
- * may cut), else after its last whitespace, in its second half; with neither, at its length.
+ * may cut), else after its last whitespace, in its second half; with neither, at its length, between graphemes (a
+ * chunk of a run never starts with a vowel sign or half an emoji).
  */
 function windowEnd(text: string, start: number, size: number): number {
   if (text.length - start <= size) return text.length;
@@ -346,7 +362,7 @@ function windowEnd(text: string, start: number, size: number): number {
     if (space >= half) cut = space + 1;
   }
   if (cut < 0) cut = size;
-  return boundaryBefore(text, start + cut);
+  return Math.max(start + 1, graphemeBefore(text, start + cut));
 }
 
 /**
@@ -359,7 +375,7 @@ function splitToFit(text: string, budget: number, specials: number, tokenizer: T
   if (text.search(/\S/) < 0) return [];
   // A window of a longer block (splitBlock) is never one piece: its sentences are, as the whole block's would be.
   if (!windowed && text.length <= budget * LIKELY_FITS_CHARS_PER_TOKEN) {
-    const whole = tokenizer.count(text);
+    const whole = weigh(text, tokenizer.count(text));
     if (whole <= budget) return [[0, text.length, whole]];
   }
   const out: [number, number, number][] = [];
@@ -369,13 +385,19 @@ function splitToFit(text: string, budget: number, specials: number, tokenizer: T
     const sentence = text.slice(s, e);
     const n = tokenizer.count(sentence);
     total += n - specials;
-    if (n <= budget) out.push([s, e, n]);
+    const w = weigh(sentence, n);
+    if (w <= budget) out.push([s, e, w]);
     else for (const [ws, we, wn] of splitWords(sentence, budget, tokenizer)) out.push([s + ws, s + we, wn]);
   }
-  return !windowed && out.length > 1 && total <= budget ? [[0, text.length, total]] : out;
+  if (windowed || out.length < 2) return out;
+  const whole = weigh(text, total);
+  return whole <= budget ? [[0, text.length, whole]] : out;
 }
 
-/** Word-boundary pieces for one overlong sentence; single words beyond the budget are cut at token boundaries. */
+/**
+ * Word-boundary pieces for one overlong sentence; single words beyond the budget are cut at token boundaries (a word
+ * read as one [UNK] token: halved between graphemes until its weight fits).
+ */
 function splitWords(text: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
   const out: [number, number, number][] = [];
   let start = -1;
@@ -384,7 +406,7 @@ function splitWords(text: string, budget: number, tokenizer: TokenCounter): [num
   for (const m of text.matchAll(/\S+/g)) {
     const ws = m.index;
     const we = ws + m[0].length;
-    const n = tokenizer.count(m[0]);
+    const n = weigh(m[0], tokenizer.count(m[0]));
     if (n > budget) {
       if (start >= 0) out.push([start, end, tokens]);
       start = -1;
@@ -418,12 +440,17 @@ function cutWord(word: string, budget: number, tokenizer: TokenCounter): [number
 
 function fitRange(text: string, start: number, end: number, budget: number, tokenizer: TokenCounter, out: [number, number, number][]): void {
   if (end <= start) return;
-  const n = tokenizer.count(text.slice(start, end));
+  const piece = text.slice(start, end);
+  const n = weigh(piece, tokenizer.count(piece));
   if (n <= budget || end - start <= 1) {
     out.push([start, end, n]);
     return;
   }
-  const mid = boundaryAfter(text, start + Math.floor((end - start) / 2));
+  const mid = graphemeAfter(text, start + Math.floor((end - start) / 2));
+  if (mid >= end) {
+    out.push([start, end, n]);
+    return;
+  }
   fitRange(text, start, mid, budget, tokenizer, out);
   fitRange(text, mid, end, budget, tokenizer, out);
 }
