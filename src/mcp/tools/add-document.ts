@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { unstorableProblem } from '../../core/storable-text.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
-import type { Library } from '../library.js';
+import { type Library, LibraryError } from '../library.js';
 import { MAX_NOTE_CHARS } from '../limits.js';
 import { structured } from '../tool-result.js';
-import { DocumentSummary, requireProject, summaries } from './document-summary.js';
+import { DocumentSummary, requireProject, summary } from './document-summary.js';
+import { stringOrNull } from './json-schema.js';
 import type { ToolDefinition } from './tool.js';
 
 const output = {
-  document: DocumentSummary,
+  document: DocumentSummary.extend({
+    project_name: stringOrNull().describe("null when this credential may not read projects (a key with write:documents only)"),
+  }),
   duplicate: z.boolean().describe('true when the project already held exactly this text: that document is returned'),
 };
 
@@ -55,9 +58,23 @@ export const addDocumentTool: ToolDefinition = {
   },
   async run(library: Library, args: Record<string, unknown>) {
     const a = args as { filename: string; text: string; project_id?: string };
-    if (a.project_id !== undefined) await requireProject(library, a.project_id);
+    // Checked first for the error that names the id; a credential that may not read projects is left to the upload's own check.
+    if (a.project_id !== undefined) await unlessWriteOnly(requireProject(library, a.project_id));
     const document = await library.addNote({ filename: noteName(a.filename), text: a.text, ...(a.project_id ? { project_id: a.project_id } : {}) });
-    const [shown] = await summaries(library, [document]);
-    return structured({ document: shown!, duplicate: document.duplicate === true });
+    const project = await unlessWriteOnly(library.getProject(document.project_id));
+    return structured({ document: summary(document, project?.name ?? null), duplicate: document.duplicate === true });
   },
 };
+
+/**
+ * What a read answers, or null when the credential lacks read:documents: a key with write:documents only may save a
+ * note (as it may upload) though it may not read the project it went to.
+ */
+async function unlessWriteOnly<T>(read: Promise<T>): Promise<T | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof LibraryError && err.code === 'insufficient_scope') return null;
+    throw err;
+  }
+}

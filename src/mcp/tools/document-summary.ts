@@ -42,7 +42,8 @@ function isEmail(value: unknown): value is Email {
   return typeof e === 'object' && e !== null && text(e.from) && list(e.to) && list(e.cc) && text(e.date) && text(e.subject);
 }
 
-export function summary(d: WireDocument, projectName: string): DocumentSummary {
+/** `projectName` null: the credential may not read projects (add_document by a key with write:documents only). */
+export function summary<N extends string | null>(d: WireDocument, projectName: N): Omit<DocumentSummary, 'project_name'> & { project_name: N } {
   return {
     id: d.id,
     filename: d.filename,
