@@ -18,6 +18,13 @@ export const TERM_WEIGHT = 0.5;
 /** The share of the query's terms a unit must hold past which they count with meaning (see chooseAnswer). */
 export const TERM_FLOOR = 0.5;
 
+/**
+ * A neighbouring unit scored within this of the chosen one is shown with it. The model's output drifts between CPUs
+ * by up to ~0.007 (test/package/upgrade-from-release measured 0.0067): a choice won by less could turn on another
+ * machine, and the two sentences are as likely the answer as each other.
+ */
+export const NEAR_TIE = 0.01;
+
 /** How terms weigh against meaning: TERM_WEIGHT and TERM_FLOOR unless a bench tries others. */
 export interface AnswerWeights {
   weight: number;
@@ -30,8 +37,9 @@ export interface AnswerUnit extends SentenceWindow {
 }
 
 export interface AnswerChoice {
+  /** The chosen unit, or with meaning its span and a neighbour's scored within NEAR_TIE of it. */
   unit: AnswerUnit;
-  /** Its index among the units. */
+  /** The chosen unit's index among the units. */
   index: number;
   /**
    * How far its score is ahead of the next candidate's (Infinity when it had none): a margin below the model's drift
@@ -44,7 +52,8 @@ export interface AnswerChoice {
  * The unit that answers best. `meaning` (one cosine per unit, or absent) comes from the model; terms are the
  * query's. A heading is not chosen (unless the text is nothing else): its words count for the units under it, as
  * `context`'s (the header the chunk was embedded under: its document's title, its heading path) count for every unit.
- * Undefined only when the text has no units (it is blank).
+ * Undefined only when the text has no units (it is blank). With meaning, a neighbour within NEAR_TIE of the chosen
+ * unit is part of the answer (the better of two such neighbours).
  */
 export function chooseAnswer(
   text: string,
@@ -81,6 +90,7 @@ export function chooseAnswer(
   let best = -1;
   let bestKey = [-Infinity, -Infinity];
   let runnerUp = -Infinity;
+  const scores = units.map(() => -Infinity);
   units.forEach((u, i) => {
     if (answers && u.kind === 'heading') return;
     const distinct = new Set([...found[i]!.distinct, ...headed[i]!]);
@@ -88,13 +98,18 @@ export function chooseAnswer(
     // With meaning, only a unit holding more than half the query's words gains by them: a word or two in common is
     // what filler around an answer has too (an office handbook says "office" everywhere), and it outweighed meaning.
     const key = withMeaning ? [meaning[i]! + weights.weight * Math.max(0, (share - weights.floor) / (1 - weights.floor)), 0] : [share, found[i]!.hits];
+    scores[i] = key[0]!;
     if (best < 0 || key[0]! > bestKey[0]! || (key[0] === bestKey[0] && key[1]! > bestKey[1]!)) {
       runnerUp = bestKey[0]!;
       best = i;
       bestKey = key;
     } else runnerUp = Math.max(runnerUp, key[0]!);
   });
-  return { unit: units[best]!, index: best, margin: bestKey[0]! - runnerUp };
+  let unit = units[best]!;
+  const near = withMeaning ? [best - 1, best + 1].filter((j) => scores[j] !== undefined && scores[j] >= bestKey[0]! - NEAR_TIE) : [];
+  const neighbour = near.length ? units[near.reduce((a, b) => (scores[b]! > scores[a]! ? b : a))]! : undefined;
+  if (neighbour) unit = { ...unit, start: Math.min(unit.start, neighbour.start), end: Math.max(unit.end, neighbour.end) };
+  return { unit, index: best, margin: bestKey[0]! - runnerUp };
 }
 
 /**

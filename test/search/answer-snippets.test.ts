@@ -90,16 +90,18 @@ describe('answer snippets', () => {
   /**
    * #58 asks for at least 95 % on each surface; this guards 93 %. Measured once the keyword index holds every chunk
    * (before, which result ranked first moved between runs), on graph revision 6 (a chunk's vectors no longer depend
-   * on the texts sharing its forward pass): the CLI and the web miss 3 of the 76 (96.1 %), MCP 4 (94.7 %) — "machine
+   * on the texts sharing its forward pass): the CLI, the web and MCP each miss 3 of the 76 (96.1 %) — "machine
    * room" (the kitchen rules rank first: their "espresso machine" and the data centre's "kept" are each a one-word
    * keyword match, and the structured project's documents, which share the keyword index's statistics, make "machine"
    * weigh more; asked without them the data centre ranks first), "heating check-up" and
    * "coffee maker … limescale" (the pooled unit vectors prefer a neighbouring sentence by 0.02; separate sentence
-   * passes would choose the answer, at a search-time model pass), and on MCP the rowing fees. Four questions are
-   * answered by less than 0.01 of score (rowing fees 0.002–0.004, the hostel's arrival 0.003, the library fine 0.004,
-   * the puppy's lead 0.008): the drift of the model's output between CPUs (upgrade-from-release: 0.0067) can turn
-   * them (before revision 6 so did a chunk's batch mates, by up to 0.029: bench/results/snippets.md), so 95 % is not
-   * a bound a CI machine holds; the bound flags a regression, not this margin.
+   * passes would choose the answer, at a search-time model pass). Four questions are answered by less than 0.01 of
+   * score (rowing fees 0.002–0.004, the hostel's arrival 0.003, the library fine 0.004, the puppy's lead 0.008): the
+   * drift of the model's output between CPUs (upgrade-from-release: 0.0067) can turn them (before revision 6 so did a
+   * chunk's batch mates, by up to 0.029: bench/results/snippets.md). A neighbour that close is shown with the answer
+   * (answer.ts NEAR_TIE: MCP missed the rowing fees before, its snippet the sentence after the answer), but a close
+   * call between units further apart, or between two chunks, can still turn, so 95 % is not a bound a CI machine
+   * holds; the bound flags a regression, not this margin.
    */
   const atLeast93 = (missed: string[]) => expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(Math.floor(QUESTIONS.length * 0.07));
 

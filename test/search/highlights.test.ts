@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerUnits, MAX_UNIT_CHARS } from '../../src/ingest/answer-units.js';
-import { chooseAnswer, scoresFromWindows } from '../../src/search/answer.js';
+import { chooseAnswer, NEAR_TIE, scoresFromWindows } from '../../src/search/answer.js';
 import { highlights, mergeRanges, termRanges } from '../../src/search/highlights.js';
 import { sentenceWindows } from '../../src/ingest/sentence-windows.js';
 import { keywordQuery, queryTerms } from '../../src/search/terms.js';
@@ -75,6 +75,25 @@ describe('highlights', () => {
     expect(won!.index).toBe(1);
     expect(won!.margin).toBeCloseTo(0.3 + 0.5 - 0.42, 10);
     expect(chooseAnswer(text, windows.slice(0, 1), [], [0.1])!.margin).toBe(Infinity);
+  });
+
+  it('shows a neighbour scored within NEAR_TIE with the chosen unit (a choice the model\'s drift between CPUs could turn), never a heading or a unit further off', () => {
+    const span = (c: ReturnType<typeof chooseAnswer>) => text.slice(c!.unit.start, c!.unit.end);
+    // The second unit wins by 0.004 over the first: both are the answer, in the text's order.
+    expect(span(chooseAnswer(text, windows, [], [0.5, 0.504, 0.1]))).toBe('Aspirin lowers fever within an hour. Statins reduce cholesterol in most adults.');
+    // Of two close neighbours the closer one; the index stays the chosen unit's, the margin its lead over the next.
+    const both = chooseAnswer(text, windows, [], [0.5, 0.504, 0.502]);
+    expect(span(both)).toBe('Statins reduce cholesterol in most adults. Regular exercise helps the heart too.');
+    expect(both!.index).toBe(1);
+    expect(both!.margin).toBeCloseTo(0.002, 10);
+    // Past NEAR_TIE, or close but not next to it: the chosen unit alone.
+    expect(span(chooseAnswer(text, windows, [], [0.5, 0.5 + NEAR_TIE + 0.001, 0.1]))).toBe('Statins reduce cholesterol in most adults.');
+    expect(span(chooseAnswer(text, windows, [], [0.5, 0.1, 0.504]))).toBe('Regular exercise helps the heart too.');
+    // A heading is never part of the answer, however close.
+    const headed = windows.map((w, i) => (i === 0 ? { ...w, kind: 'heading' as const } : w));
+    expect(span(chooseAnswer(text, headed, [], [0.6, 0.504, 0.1]))).toBe('Statins reduce cholesterol in most adults.');
+    // By terms alone (no meaning) there is no drift to allow for: one unit.
+    expect(span(chooseAnswer(text, windows, queryTerms('statin cholesterol')))).toBe('Statins reduce cholesterol in most adults.');
   });
 
   it('takes the builtin reranker\'s window scores for the units inside each window', () => {
