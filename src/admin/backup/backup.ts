@@ -179,6 +179,8 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         step.add(1, got.size);
       });
       step.end();
+      // Said, not only recorded: a backup run from cron without --json would otherwise lack them unnoticed.
+      for (const sha of missing.sort()) progress.line(`warning: original ${sha} is missing in the library (its documents deleted while the backup ran, or the file lost): the backup holds its documents without it`);
       // The index info copied names the pinned table only if no re-index switched meanwhile (and dropped it).
       if ((await readIndexInfo(library.vectors))?.table !== index?.table) throw reindexed();
 

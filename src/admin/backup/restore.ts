@@ -68,6 +68,7 @@ export async function restoreInto(opts: {
     step.add(1, f.size);
   });
   step.end();
+  for (const sha of m.missing_originals) progress.line(`warning: original ${sha} was missing in the library when backup ${m.id} was taken: its documents are restored without it`);
   const pending = 'database.restoring.sqlite';
   await place(m.database, new LocalObjectStore(target.tmpDir), pending);
 
