@@ -6,6 +6,10 @@
  */
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
+import { runBackup } from '../../src/admin/backup/backup.js';
+import { backupKeyAt } from '../../src/admin/backup/backup-key.js';
+import { openRepository } from '../../src/admin/backup/repository.js';
+import { openEmbeddedLibrary } from '../../src/admin/backup/running-library.js';
 import { api, type Daemon, runCli } from '../helpers/daemon.js';
 import { chunkRows, type VectorStore } from '../helpers/chunk-rows.js';
 import { expectSameResults, type Hit, searchHits } from '../helpers/same-results.js';
@@ -208,4 +212,30 @@ export async function takeBackups(dataDir: string, repo: string, n: number): Pro
     ids.push(JSON.parse(res.stdout).id as string);
   }
   return ids;
+}
+
+/**
+ * A backup of an embedded library (its daemon may run) run in this process, silently, with `afterSnapshot` run in its
+ * window (after the database snapshot, before the files are copied): the error it failed with, or null.
+ */
+export async function backupInProcess(dataDir: string, repoDir: string, keyFile: string, afterSnapshot: () => Promise<void>): Promise<{ message: string; hint?: string } | null> {
+  const { key } = await backupKeyAt(keyFile);
+  const library = await openEmbeddedLibrary(dataDir);
+  const repo = await openRepository(repoDir, process.env);
+  try {
+    return await runBackup({
+      library,
+      repo,
+      repository: repoDir,
+      key,
+      progress: { line: () => undefined, step: () => ({ add: () => undefined, end: () => undefined }) },
+      afterSnapshot,
+    }).then(
+      () => null,
+      (err: unknown) => err as { message: string; hint?: string },
+    );
+  } finally {
+    repo.close();
+    await library.close();
+  }
 }

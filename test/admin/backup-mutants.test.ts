@@ -12,14 +12,10 @@ import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } fro
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBackup } from '../../src/admin/backup/backup.js';
-import { backupKeyAt } from '../../src/admin/backup/backup-key.js';
-import { openRepository } from '../../src/admin/backup/repository.js';
-import { openEmbeddedLibrary } from '../../src/admin/backup/running-library.js';
 import { addUser, api, runCli, startDaemon } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { reindexFinished, uploadFiles } from '../ingest/pipeline/helpers.js';
-import { takeBackups } from './backup-compare.js';
+import { backupInProcess, takeBackups } from './backup-compare.js';
 
 const NOTES = [
   { name: 'marmots.txt', bytes: Buffer.from('Marmots hibernate in burrows through the long alpine winter.\n') },
@@ -234,33 +230,15 @@ describe('a re-index that switches the chunk index to a new table between the da
       d = await startDaemon({ dataDir });
       const daemon = d;
       const repoDir = join(dirs.make('repo'), 'repo');
-      const { key } = await backupKeyAt(join(dirs.make('key'), 'backup.key'));
-      const library = await openEmbeddedLibrary(dataDir);
-      const repo = await openRepository(repoDir, process.env);
-      let failed: { message: string; hint?: string } | null = null;
-      try {
-        failed = await runBackup({
-          library,
-          repo,
-          repository: repoDir,
-          key,
-          progress: { line: () => undefined, step: () => ({ add: () => undefined, end: () => undefined }) },
-          afterSnapshot: async () => {
-            const started = await api(daemon, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
-            expect(started.status, JSON.stringify(started.body)).toBe(202);
-            await reindexFinished(daemon, user.apiKey);
-          },
-        }).then(
-          () => null,
-          (err: unknown) => err as { message: string; hint?: string },
-        );
-      } finally {
-        repo.close();
-        await library.close();
-      }
+      const keyFile = join(dirs.make('key'), 'backup.key');
+      const failed = await backupInProcess(dataDir, repoDir, keyFile, async () => {
+        const started = await api(daemon, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
+        expect(started.status, JSON.stringify(started.body)).toBe(202);
+        await reindexFinished(daemon, user.apiKey);
+      });
       expect(failed?.message).toBe('a re-index switched the chunk index to a new table while the backup ran');
       expect(failed?.hint).toBe('run the backup again once the re-index is finished');
-      const again = await runCli(['backup', '--data-dir', dataDir, '--to', repoDir, '--key-file', key.path, '--json'], { timeoutMs: 240_000 });
+      const again = await runCli(['backup', '--data-dir', dataDir, '--to', repoDir, '--key-file', keyFile, '--json'], { timeoutMs: 240_000 });
       expect(again.code, again.stderr).toBe(0);
     } finally {
       await d.stop();

@@ -10,13 +10,10 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBackup } from '../../src/admin/backup/backup.js';
-import { backupKeyAt } from '../../src/admin/backup/backup-key.js';
-import { openRepository } from '../../src/admin/backup/repository.js';
-import { openEmbeddedLibrary } from '../../src/admin/backup/running-library.js';
 import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { backupInProcess } from './backup-compare.js';
 
 describe('a backup while it runs', () => {
   let d: Daemon;
@@ -40,37 +37,21 @@ describe('a backup while it runs', () => {
   it('refuses a second backup; a move into a project made in its window fails it, saying to run it again, leaving nothing a restore takes; the next run succeeds', async () => {
     const repoDir = dirs.make('repo');
     const keyFile = join(dirs.make('key'), 'backup.key');
-    const { key } = await backupKeyAt(keyFile);
     const workFolders = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`docsearch-backup-${process.pid}-`));
     const before = workFolders();
-    const library = await openEmbeddedLibrary(d.dataDir);
-    const repo = await openRepository(repoDir, process.env);
     let project = '';
-    try {
-      const run = runBackup({
-        library,
-        repo,
-        repository: repoDir,
-        key,
-        progress: { line: () => undefined, step: () => ({ add: () => undefined, end: () => undefined }) },
-        afterSnapshot: async () => {
-          const second = await runCli(['backup', '--data-dir', d.dataDir, '--to', dirs.make('second-repo'), '--key-file', keyFile]);
-          expect(second.code).toBe(1);
-          expect(second.stderr).toBe(`error: another backup of ${d.dataDir} is running\nhint: wait for it to finish\n`);
-          const made = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'Made in the window' } });
-          expect(made.status, JSON.stringify(made.body)).toBe(201);
-          project = made.body.id;
-          const moved = await api(d, `/api/v1/documents/${doc}`, { method: 'PATCH', token: user.apiKey, body: { project_id: project } });
-          expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-        },
-      });
-      const err = await run.then(() => null, (e: unknown) => e as { message: string; hint?: string });
-      expect(err?.message).toContain(`document ${doc} moved to project ${project} as the backup began, and the database snapshot cannot show it there`);
-      expect(err?.hint).toBe('run the backup again');
-    } finally {
-      repo.close();
-      await library.close();
-    }
+    const err = await backupInProcess(d.dataDir, repoDir, keyFile, async () => {
+      const second = await runCli(['backup', '--data-dir', d.dataDir, '--to', dirs.make('second-repo'), '--key-file', keyFile]);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toBe(`error: another backup of ${d.dataDir} is running\nhint: wait for it to finish\n`);
+      const made = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'Made in the window' } });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      project = made.body.id;
+      const moved = await api(d, `/api/v1/documents/${doc}`, { method: 'PATCH', token: user.apiKey, body: { project_id: project } });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    });
+    expect(err?.message).toContain(`document ${doc} moved to project ${project} as the backup began, and the database snapshot cannot show it there`);
+    expect(err?.hint).toBe('run the backup again');
     expect(workFolders(), 'its work folder is gone').toEqual(before);
     const listed = await runCli(['restore', '--from', repoDir, '--list', '--json', '--key-file', keyFile]);
     expect(JSON.parse(listed.stdout).map((b: { status: string }) => b.status)).toEqual(['incomplete']);
