@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,7 +99,9 @@ let databases = 0;
  * (local connections are trusted, so it is never checked, but a test can look for it in what a daemon prints).
  */
 export async function createTestDatabase(adminUrl: string, password?: string): Promise<string> {
-  const name = `ds_${process.pid}_${++databases}`;
+  // A random part too: the suite's worker processes come and go over a run, and a later one given the pid of an
+  // earlier one (run65: "database ds_11745_1 already exists") counted from 1 again on the same cluster.
+  const name = `ds_${process.pid}_${++databases}_${randomBytes(4).toString('hex')}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
